@@ -1,0 +1,123 @@
+# wanbond: multi-WAN bonding daemon, its tools and its tests.
+#
+#   make            build everything (warnings are errors; WERROR=0 to relax)
+#   make deps       install the Debian packages the build and the tests need
+#   make check      every test: unit (plain and ASan+UBSan), fuzz replays, namespaces
+#   make demo       the main job over emulated uplinks, figures printed
+#   make bench      the long measurements (calibration, later the scheduler)
+#   make fuzz       run each libFuzzer harness for FUZZ_SECONDS
+#   make install    DESTDIR and PREFIX honoured
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+SBINDIR ?= $(PREFIX)/sbin
+DESTDIR ?=
+BUILD ?= build
+CC ?= gcc
+WERROR ?= 1
+FUZZ_SECONDS ?= 60
+
+WARNINGS := -Wall -Wextra -Wformat=2 -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
+	-Wimplicit-fallthrough -Wpointer-arith -Wundef -Wvla
+CFLAGS ?= -O2 -g
+BASE_CFLAGS := -std=gnu11 $(WARNINGS) -D_FORTIFY_SOURCE=2 -fstack-protector-strong -MMD -MP
+ifeq ($(WERROR),1)
+BASE_CFLAGS += -Werror
+endif
+ifeq ($(SAN),1)
+CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=address,undefined
+endif
+ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS) $(CPPFLAGS)
+
+# Quiet by default; V=1 shows the commands.
+ifneq ($(V),1)
+Q := @
+quiet = @printf '  %-6s %s\n' $(1) $(2);
+endif
+
+# The link emulator: pure model (unit tested, fuzzed, reused by the simulator) and its I/O.
+LINKEM_PURE := units trace loss shaper linkdir args
+LINKEM_IO := pool pktio linkem
+LINKEM_PURE_OBJ := $(LINKEM_PURE:%=$(BUILD)/tools/linkem/%.o)
+LINKEM_OBJ := $(LINKEM_PURE_OBJ) $(LINKEM_IO:%=$(BUILD)/tools/linkem/%.o)
+
+UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
+UNIT_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/unit/%)
+FUZZERS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+REPLAY_BINS := $(FUZZERS:%=$(BUILD)/tests/fuzz/replay_%)
+
+CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+
+.PHONY: all deps check check-unit check-netns demo bench fuzz install clean unit-bins replay-bins
+all: $(BUILD)/bin/linkem
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/bin/linkem: $(LINKEM_OBJ)
+	@mkdir -p $(@D)
+	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ -lm
+
+$(BUILD)/liblinkem_model.a: $(LINKEM_PURE_OBJ)
+	@rm -f $@
+	$(call quiet,AR,$@)$(AR) rcs $@ $^
+
+# Unit tests: one binary per module, each linked with cmocka and the pure code.
+$(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(BUILD)/liblinkem_model.a
+	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) -lm
+
+$(BUILD)/tests/unit/%.o: ALL_CFLAGS += -Itools/linkem -Wno-missing-prototypes
+
+# Replays of the fuzz corpora: the harnesses built with gcc and a plain file-reading main.
+$(BUILD)/tests/fuzz/replay_%: $(BUILD)/tests/fuzz/%.o $(BUILD)/tests/fuzz/replay_main.o $(BUILD)/liblinkem_model.a
+	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ -lm
+
+$(BUILD)/tests/fuzz/%.o: ALL_CFLAGS += -Itools/linkem -Wno-missing-prototypes
+
+unit-bins: $(UNIT_BINS)
+replay-bins: $(REPLAY_BINS)
+
+deps:
+	@tests/deps.sh
+
+check: deps
+	@tests/check.sh
+
+# The pieces check.sh runs; each can be run on its own.
+check-unit: $(UNIT_BINS) $(REPLAY_BINS) $(BUILD)/bin/linkem
+	@tests/run-unit.sh $(BUILD)
+
+check-netns: all
+	@tests/netns/run.sh $(BUILD)
+
+demo: deps all
+	@tests/netns/demo.sh $(BUILD)
+
+bench: deps all
+	@tests/bench/run.sh $(BUILD)
+
+# libFuzzer needs clang; each harness runs FUZZ_SECONDS on a scratch copy of its corpus.
+FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -Itools/linkem
+fuzz: deps
+	@mkdir -p $(BUILD)/fuzz
+	@set -e; for f in $(FUZZERS); do \
+		clang $(FUZZ_CFLAGS) -o $(BUILD)/fuzz/$$f tests/fuzz/$$f.c $(patsubst %,tools/linkem/%.c,$(LINKEM_PURE)) -lm; \
+		rm -rf $(BUILD)/fuzz/$$f.corpus; mkdir -p $(BUILD)/fuzz/$$f.corpus; \
+		cp tests/fuzz/corpus/$$f/* $(BUILD)/fuzz/$$f.corpus/ 2>/dev/null || true; \
+		echo "fuzz: $$f for $(FUZZ_SECONDS)s"; \
+		$(BUILD)/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(BUILD)/fuzz/$$f- \
+			$(BUILD)/fuzz/$$f.corpus tests/fuzz/corpus/$$f; \
+	done
+
+install: all
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 0755 $(BUILD)/bin/linkem $(DESTDIR)$(BINDIR)/linkem
+
+clean:
+	rm -rf $(BUILD)
+
+.SECONDARY:
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# `make check`: every test of wanbond, then a summary. Fails if anything failed.
+#   1. the build, with warnings as errors
+#   2. unit tests, fuzz-corpus replays and command-line checks
+#   3. the same under AddressSanitizer and UndefinedBehaviorSanitizer
+#   4. the network-namespace tests (root), over the link emulator
+set -u
+cd "$(dirname "$0")/.."
+MAKE=${MAKE:-make}
+export UBSAN_OPTIONS=print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
+results=()
+failed=0
+
+stage() {
+	local name=$1 start rc; shift
+	echo "==== $name"
+	start=$(date +%s)
+	"$@"; rc=$?
+	case $rc in
+	0) results+=("$(printf 'ok      %-34s %4d s' "$name" $(($(date +%s) - start)))") ;;
+	77) results+=("$(printf 'SKIPPED %-34s (needs root)' "$name")") ;;
+	*) results+=("$(printf 'FAILED  %-34s %4d s' "$name" $(($(date +%s) - start)))"); failed=1 ;;
+	esac
+	return 0
+}
+
+stage "build" $MAKE -s all unit-bins replay-bins
+stage "unit tests" $MAKE -s check-unit
+stage "unit tests, ASan+UBSan" $MAKE -s check-unit BUILD=build/san SAN=1
+stage "namespace tests" tests/netns/run.sh build
+
+echo
+echo "==== summary"
+printf '%s\n' "${results[@]}"
+if [ "$failed" -ne 0 ]; then
+	echo "make check: FAILED"
+	exit 1
+fi
+echo "make check: passed"

@@ -1,0 +1,46 @@
+#!/bin/sh
+# Installs the Debian packages that building and testing wanbond need, when
+# they are missing. `make check`, `make demo` and `make bench` run it first, so
+# a fresh Debian machine needs nothing else.
+set -eu
+
+# One line per package, with what needs it.
+PACKAGES="
+gcc             build
+make            build
+pkg-config      build
+libcmocka-dev   unit tests
+clang           fuzz harnesses (libFuzzer)
+libclang-rt-14-dev  fuzz harnesses (libFuzzer runtime)
+iproute2        namespace tests: ip netns, veth
+ethtool         namespace tests: offloads off around the emulator
+iperf3          namespace tests and benchmark: traffic
+iputils-ping    namespace tests: RTT
+jq              namespace tests: reading iperf3 JSON
+procps          namespace tests: sysctl, pkill-free process checks
+"
+
+missing=""
+for pkg in $(printf '%s\n' "$PACKAGES" | awk 'NF { print $1 }'); do
+	status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+	case "$status" in
+	*" installed") ;;
+	*) missing="$missing $pkg" ;;
+	esac
+done
+
+if [ -z "$missing" ]; then
+	echo "deps: all present"
+	exit 0
+fi
+echo "deps: installing$missing"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: not root; run: sudo apt-get install$missing" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+# iperf3's package asks whether to start a daemon; the answer is no.
+echo "iperf3 iperf3/start_daemon boolean false" | debconf-set-selections 2>/dev/null || true
+apt-get update -q || echo "deps: apt-get update failed; trying with the current package lists" >&2
+# shellcheck disable=SC2086
+apt-get install -y -q --no-install-recommends $missing
