@@ -1,0 +1,320 @@
+# shellcheck shell=bash
+# Network-namespace test bench of wanbond: sourced by the namespace tests,
+# `make demo` and `make bench`. It builds this topology and always tears it
+# down (trap on exit), killing only the processes it started:
+#
+#                         +-- em1 (linkem) --+
+#   lan ---- router ------+-- em2 (linkem) --+------ vps ---- srv
+#                         +-- emN (linkem) --+
+#
+#   lan     eth0 10.1.0.2/24, default via 10.1.0.1
+#   router  lan0 10.1.0.1/24; wanK 10.100.K.1/24 and fd00:100:K::1/64, one per uplink;
+#           the server address 10.200.0.1 is routed over every uplink (metric K)
+#   emK     a (towards the router), b (towards the vps); linkem forwards between them
+#   vps     upK 10.100.K.2/24 and fd00:100:K::2/64; lo 10.200.0.1/32 (the "public"
+#           address a client reaches over any uplink); srv0 10.2.0.1/24
+#   srv     eth0 10.2.0.2/24, default via 10.2.0.1
+#
+# Every namespace is named "$NT_PREFIX<name>", with NT_PREFIX="wbt-<pid>-", so two
+# runs cannot collide and the namespaces of a crashed run can be recognised and
+# removed (nt_clean_stale). The addresses exist only inside these namespaces.
+
+NT_PREFIX=${NT_PREFIX:-wbt-$$-}
+NT_BUILD=${NT_BUILD:-build}
+NT_LINKEM=${NT_LINKEM:-$NT_BUILD/bin/linkem}
+NT_TMP=""
+NT_PIDS=()
+NT_NAMESPACES=()
+NT_UPLINKS=0
+NT_SERVER_ADDR=10.200.0.1
+
+nt_log() { printf '%s\n' "$*" >&2; }
+nt_die() { nt_log "netns: $*"; exit 1; }
+
+nt_ns() { printf '%s%s' "$NT_PREFIX" "$1"; }
+
+# nt_run NAME CMD...: run CMD inside namespace NAME.
+nt_run() {
+	local ns; ns=$(nt_ns "$1"); shift
+	ip netns exec "$ns" "$@"
+}
+
+# nt_bg NAME LOG CMD...: start CMD in the background in NAME, output to LOG; sets NT_LAST_PID.
+nt_bg() {
+	local ns log=$2; ns=$(nt_ns "$1"); shift 2
+	ip netns exec "$ns" "$@" >"$log" 2>&1 &
+	NT_LAST_PID=$!
+	NT_PIDS+=("$NT_LAST_PID")
+}
+
+# nt_stop PID: end a process this bench started and reap it.
+nt_stop() {
+	local pid=$1
+	kill -TERM "$pid" 2>/dev/null || return 0
+	for _ in $(seq 50); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+}
+
+nt_cleanup() {
+	local rc=$?
+	set +e
+	for pid in "${NT_PIDS[@]}"; do
+		nt_stop "$pid"
+	done
+	for ns in "${NT_NAMESPACES[@]}"; do
+		# Anything still running in our namespaces was started by this run
+		# (in a subshell, say): end it before the namespace goes.
+		for pid in $(ip netns pids "$ns" 2>/dev/null); do
+			kill -KILL "$pid" 2>/dev/null
+		done
+		ip netns del "$ns" 2>/dev/null
+	done
+	[ -n "$NT_TMP" ] && rm -rf "$NT_TMP"
+	return $rc
+}
+
+# Remove the namespaces of earlier runs whose process is gone (a crash, a kill -9).
+nt_clean_stale() {
+	local ns pid
+	for ns in $(ip netns list 2>/dev/null | awk '{ print $1 }' | grep '^wbt-[0-9]*-'); do
+		pid=${ns#wbt-}; pid=${pid%%-*}
+		kill -0 "$pid" 2>/dev/null && continue
+		for p in $(ip netns pids "$ns" 2>/dev/null); do
+			kill -KILL "$p" 2>/dev/null
+		done
+		ip netns del "$ns" 2>/dev/null && nt_log "netns: removed stale namespace $ns"
+	done
+	return 0
+}
+
+# nt_init: check we can run, and arrange the teardown.
+nt_init() {
+	[ "$(id -u)" -eq 0 ] || nt_die "namespace tests need root"
+	for tool in ip ethtool iperf3 ping jq awk; do
+		command -v "$tool" >/dev/null || nt_die "missing $tool (run make deps)"
+	done
+	[ -x "$NT_LINKEM" ] || nt_die "missing $NT_LINKEM (run make)"
+	NT_TMP=$(mktemp -d /tmp/wanbond-netns.XXXXXX)
+	trap nt_cleanup EXIT
+	trap 'exit 130' INT TERM
+	nt_clean_stale
+}
+
+nt_add_ns() {
+	local ns; ns=$(nt_ns "$1")
+	ip netns add "$ns" || nt_die "cannot create namespace $ns"
+	NT_NAMESPACES+=("$ns")
+	nt_run "$1" ip link set dev lo up
+	# Several uplinks make asymmetric paths: no reverse-path filter.
+	nt_run "$1" sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0
+	# No duplicate address detection: every address here is unique by construction,
+	# and a tentative link-local address would hold neighbour discovery for a second.
+	nt_run "$1" sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
+}
+
+# nt_veth NS1 IF1 NS2 IF2: a veth pair between two namespaces.
+nt_veth() {
+	ip link add name "$2" netns "$(nt_ns "$1")" type veth peer name "$4" netns "$(nt_ns "$3")" ||
+		nt_die "cannot create veth $1/$2 - $3/$4"
+}
+
+# A userspace emulator must see real frames: no TSO/GSO/GRO super-packets and
+# no partial checksums on either side of it.
+nt_offloads_off() {
+	nt_run "$1" ethtool -K "$2" tso off gso off gro off tx off rx off sg off >/dev/null 2>&1 ||
+		nt_die "cannot turn offloads off on $1/$2"
+}
+
+nt_build_base() {
+	local n
+	for n in lan router vps srv; do nt_add_ns "$n"; done
+	nt_run router sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+	nt_run vps sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+
+	nt_veth lan eth0 router lan0
+	nt_run lan ip addr add 10.1.0.2/24 dev eth0
+	nt_run lan ip link set dev eth0 up
+	nt_run lan ip route add default via 10.1.0.1
+	nt_run router ip addr add 10.1.0.1/24 dev lan0
+	nt_run router ip link set dev lan0 up
+
+	nt_veth srv eth0 vps srv0
+	nt_run srv ip addr add 10.2.0.2/24 dev eth0
+	nt_run srv ip link set dev eth0 up
+	nt_run srv ip route add default via 10.2.0.1
+	nt_run vps ip addr add 10.2.0.1/24 dev srv0
+	nt_run vps ip link set dev srv0 up
+	nt_run vps ip addr add "$NT_SERVER_ADDR/32" dev lo
+}
+
+# nt_add_uplink K: router wanK <-> emK (a, b) <-> vps upK. No emulator yet.
+nt_add_uplink() {
+	local k=$1 em="em$1"
+	nt_add_ns "$em"
+	# The emulator's own stack must stay silent: no IPv6 autoconfiguration there.
+	nt_run "$em" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+	nt_veth router "wan$k" "$em" a
+	nt_veth "$em" b vps "up$k"
+	nt_offloads_off router "wan$k"
+	nt_offloads_off "$em" a
+	nt_offloads_off "$em" b
+	nt_offloads_off vps "up$k"
+	nt_run "$em" ip link set dev a up
+	nt_run "$em" ip link set dev b up
+	nt_run router ip addr add "10.100.$k.1/24" dev "wan$k"
+	nt_run router ip addr add "fd00:100:$k::1/64" dev "wan$k" nodad
+	nt_run router ip link set dev wan$k up
+	nt_run vps ip addr add "10.100.$k.2/24" dev "up$k"
+	nt_run vps ip addr add "fd00:100:$k::2/64" dev "up$k" nodad
+	nt_run vps ip link set dev up$k up
+	nt_run router ip route add "$NT_SERVER_ADDR/32" via "10.100.$k.2" dev "wan$k" metric "$k"
+	NT_UPLINKS=$((NT_UPLINKS > k ? NT_UPLINKS : k))
+}
+
+# nt_topology N: the whole drawing above with N uplinks, emulators not started.
+nt_topology() {
+	nt_build_base
+	for k in $(seq "$1"); do nt_add_uplink "$k"; done
+}
+
+# nt_uplink_start K PARAM...: run linkem on uplink K (a = router side, so a2b
+# is the upload direction) and wait until it forwards.
+nt_uplink_start() {
+	local k=$1 log="$NT_TMP/linkem$1.log"; shift
+	nt_bg "em$k" "$log" "$NT_LINKEM" a b "$@"
+	eval "NT_LINKEM_PID_$k=$NT_LAST_PID"
+	for _ in $(seq 100); do
+		grep -q '^linkem: ready' "$log" 2>/dev/null && return 0
+		kill -0 "$NT_LAST_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	cat "$log" >&2
+	nt_die "linkem on uplink $k did not start"
+}
+
+# nt_uplink_stop K: end uplink K's emulator (its final counters stay in its log).
+nt_uplink_stop() {
+	local pid_var="NT_LINKEM_PID_$1"
+	[ -n "${!pid_var:-}" ] && nt_stop "${!pid_var}"
+	eval "NT_LINKEM_PID_$1="
+}
+
+# nt_uplink_counter K DIR NAME: one counter of uplink K's emulator, read now (SIGUSR1).
+nt_uplink_counter() {
+	local k=$1 dir=$2 name=$3 log="$NT_TMP/linkem$1.log" pid_var="NT_LINKEM_PID_$1" before
+	before=$(grep -c "^$dir " "$log" || true)
+	if [ -n "${!pid_var:-}" ]; then
+		kill -USR1 "${!pid_var}"
+		for _ in $(seq 50); do
+			[ "$(grep -c "^$dir " "$log")" -gt "$before" ] && break
+			sleep 0.02
+		done
+	fi
+	grep "^$dir " "$log" | tail -n 1 | tr ' ' '\n' | awk -F= -v k="$name" '$1 == k { print $2 }'
+}
+
+# nt_wait_listen NAME PORT: wait until a TCP port listens in namespace NAME.
+nt_wait_listen() {
+	for _ in $(seq 100); do
+		nt_run "$1" ss -Hltn "sport = :$2" | grep -q . && return 0
+		sleep 0.05
+	done
+	nt_die "nothing listens on port $2 in $1"
+}
+
+# nt_iperf_server NAME ADDR PORT: a one-shot iperf3 server.
+nt_iperf_server() {
+	nt_bg "$1" "$NT_TMP/iperf3-server-$3.log" iperf3 -s -1 -B "$2" -p "$3"
+	nt_wait_listen "$1" "$3"
+}
+
+# ---- checks -----------------------------------------------------------------
+NT_FAILS=0
+NT_CHECKS=0
+
+# nt_expect_range LABEL VALUE LO HI: pass if LO <= VALUE <= HI.
+nt_expect_range() {
+	NT_CHECKS=$((NT_CHECKS + 1))
+	if awk -v v="$2" -v lo="$3" -v hi="$4" 'BEGIN { exit !(v != "" && v + 0 >= lo + 0 && v + 0 <= hi + 0) }'; then
+		printf '  ok    %-44s %s (within %s .. %s)\n' "$1" "$2" "$3" "$4"
+	else
+		printf '  FAIL  %-44s %s (outside %s .. %s)\n' "$1" "${2:-missing}" "$3" "$4"
+		NT_FAILS=$((NT_FAILS + 1))
+	fi
+}
+
+# nt_expect_true LABEL CMD...: pass if CMD succeeds.
+nt_expect_true() {
+	local label=$1; shift
+	NT_CHECKS=$((NT_CHECKS + 1))
+	if "$@"; then
+		printf '  ok    %s\n' "$label"
+	else
+		printf '  FAIL  %s\n' "$label"
+		NT_FAILS=$((NT_FAILS + 1))
+	fi
+}
+
+# nt_finish: summary line and exit status of a test script.
+nt_finish() {
+	if [ "$NT_FAILS" -eq 0 ]; then
+		printf '%s: %d checks passed\n' "$(basename "$0" .sh)" "$NT_CHECKS"
+		exit 0
+	fi
+	printf '%s: %d of %d checks FAILED\n' "$(basename "$0" .sh)" "$NT_FAILS" "$NT_CHECKS"
+	exit 1
+}
+
+# ---- measurements -----------------------------------------------------------
+
+# nt_ping_rtt NAME ADDR [COUNT]: mean RTT in ms, after one warm-up ping (neighbour resolution).
+nt_ping_rtt() {
+	local count=${3:-20}
+	nt_run "$1" ping -q -c 1 -W 3 "$2" >/dev/null 2>&1 || true
+	nt_run "$1" ping -q -c "$count" -i 0.05 -W 3 "$2" 2>/dev/null |
+		awk -F'[/ =]+' '/^rtt|^round-trip/ { print $7 }'
+}
+
+# nt_binomial_interval N P CONF: the central CONF interval "LO HI" of the number
+# of successes of Binomial(N, P), exact (summing the distribution in log space).
+nt_binomial_interval() {
+	awk -v n="$1" -v p="$2" -v conf="$3" 'BEGIN {
+		tail = (1 - conf) / 2
+		if (p <= 0) { print 0, 0; exit }
+		if (p >= 1) { print n, n; exit }
+		lp = n * log(1 - p); cdf = 0; lo = -1; hi = n
+		for (k = 0; k <= n; k++) {
+			cdf += exp(lp)
+			if (lo < 0 && cdf > tail) lo = k
+			if (cdf >= 1 - tail) { hi = k; break }
+			lp += log((n - k) / (k + 1)) + log(p / (1 - p))
+		}
+		print lo, hi
+	}'
+}
+
+# nt_free_port NAME FROM: the first TCP port from FROM on that nothing in NAME listens on.
+nt_free_port() {
+	local port=$2
+	while nt_run "$1" ss -Hltn "sport = :$port" | grep -q .; do
+		port=$((port + 1))
+	done
+	echo "$port"
+}
+
+# nt_iperf CLIENT_NS SERVER_NS ADDR ARGS...: one iperf3 test from CLIENT_NS to
+# a fresh one-shot server at ADDR in SERVER_NS, JSON on stdout. A fresh server
+# on a free port per test: a server whose last packets were lost in an
+# emulator that was restarted would answer "busy" for a long time. Concurrent
+# callers set NT_PORT_BASE apart so they cannot pick the same port.
+NT_PORT_BASE=5201
+nt_iperf() {
+	local client=$1 server=$2 addr=$3 port; shift 3
+	port=$(nt_free_port "$server" "$NT_PORT_BASE")
+	nt_iperf_server "$server" "$addr" "$port"
+	nt_run "$client" iperf3 -J -c "$addr" -p "$port" "$@" 2>/dev/null || true
+}
