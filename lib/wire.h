@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Every wire layout and protocol constant of wanbond, in one place.
+ *
+ * A datagram is one message. Handshake messages follow WireGuard's layout
+ * (Noise IKpsk2); a data message is a 16-byte header, then an AEAD-sealed
+ * body of frames. All integers are little-endian. See docs/protocol.md.
+ */
+#ifndef WB_WIRE_H
+#define WB_WIRE_H
+
+#include <stdint.h>
+
+#include "crypto.h"
+
+enum wb_msg_type {
+	WB_MSG_INITIATION = 1,
+	WB_MSG_RESPONSE = 2,
+	WB_MSG_COOKIE = 3,
+	WB_MSG_DATA = 4,
+};
+
+#define WB_MAX_UPLINKS 16 /* uplink ids 0..15, in the data header and the nonce */
+
+/* Noise IKpsk2 handshake, first message: initiator -> responder. */
+struct wb_msg_initiation {
+	uint8_t type;
+	uint8_t reserved[3];
+	uint32_t sender_index;
+	uint8_t ephemeral[WB_KEY_LEN];
+	uint8_t encrypted_static[WB_KEY_LEN + WB_TAG_LEN];
+	uint8_t encrypted_timestamp[12 + WB_TAG_LEN]; /* TAI64N */
+	uint8_t mac1[WB_MAC_LEN];
+	uint8_t mac2[WB_MAC_LEN];
+};
+
+/* Second message: responder -> initiator. */
+struct wb_msg_response {
+	uint8_t type;
+	uint8_t reserved[3];
+	uint32_t sender_index;
+	uint32_t receiver_index;
+	uint8_t ephemeral[WB_KEY_LEN];
+	uint8_t encrypted_nothing[WB_TAG_LEN];
+	uint8_t mac1[WB_MAC_LEN];
+	uint8_t mac2[WB_MAC_LEN];
+};
+
+/*
+ * Cookie reply, sent instead of a response while under load. WireGuard seals
+ * the cookie with XChaCha20-Poly1305 and a 24-byte random nonce; OpenSSL has
+ * no XChaCha20, so we use ChaCha20-Poly1305 with a 12-byte random nonce. The
+ * key is fixed per responder and cookies are few (one per initiation refused
+ * under load), so a random 96-bit nonce does not repeat in practice.
+ */
+struct wb_msg_cookie {
+	uint8_t type;
+	uint8_t reserved[3];
+	uint32_t receiver_index;
+	uint8_t nonce[WB_NONCE_LEN];
+	uint8_t encrypted_cookie[WB_MAC_LEN + WB_TAG_LEN];
+};
+
+/*
+ * Data message header; the AEAD body follows. The header is the AEAD's
+ * associated data, and the nonce is the uplink id (4 bytes) then the counter
+ * (8 bytes), so one session key serves every uplink without a nonce ever
+ * repeating, and each uplink has its own counter and anti-replay window.
+ */
+struct wb_msg_data {
+	uint8_t type;
+	uint8_t uplink;
+	uint8_t reserved[2];
+	uint32_t receiver_index;
+	uint64_t counter;
+};
+
+_Static_assert(sizeof(struct wb_msg_initiation) == 148, "initiation is 148 bytes");
+_Static_assert(sizeof(struct wb_msg_response) == 92, "response is 92 bytes");
+_Static_assert(sizeof(struct wb_msg_cookie) == 52, "cookie reply is 52 bytes");
+_Static_assert(sizeof(struct wb_msg_data) == 16, "data header is 16 bytes");
+
+/*
+ * Frames inside a data message's sealed body, one after another. Each starts
+ * with its type byte; the layouts below follow it.
+ */
+enum wb_frame_type {
+	WB_FRAME_PADDING = 0x00,   /* the rest of the body is padding */
+	WB_FRAME_IP = 0x01,        /* u16 length, then one IP packet */
+	WB_FRAME_PROBE = 0x02,     /* struct wb_frame_probe */
+	WB_FRAME_PROBE_ACK = 0x03, /* struct wb_frame_probe_ack */
+	WB_FRAME_CLOSE = 0x04,     /* u8 reason: the peer ends the session */
+	WB_FRAME_UPLINK_INFO = 0x05, /* struct wb_frame_uplink_info, then the name */
+};
+
+/* Why a session ends (WB_FRAME_CLOSE). */
+enum wb_close_reason {
+	WB_CLOSE_SHUTDOWN = 1, /* the daemon stops */
+};
+
+/* A liveness and RTT probe on one uplink; it also holds NAT mappings open. */
+struct wb_frame_probe {
+	uint32_t seq;
+	uint64_t sent_ns;    /* the sender's clock, echoed back */
+	uint64_t tx_packets; /* data messages the sender had sent on this uplink */
+} __attribute__((packed));
+
+struct wb_frame_probe_ack {
+	uint32_t seq;
+	uint64_t sent_ns;    /* echoed from the probe */
+	uint64_t tx_packets; /* echoed from the probe */
+	uint64_t rx_packets; /* data messages received on this uplink when the probe arrived */
+} __attribute__((packed));
+
+/*
+ * What the client says of one of its uplinks, with each of its probes: the
+ * server does not read the client's configuration, yet it must spread its
+ * traffic the same way (weights, backup uplinks) and name uplinks in logs.
+ */
+struct wb_frame_uplink_info {
+	uint8_t flags;    /* WB_UPLINK_BACKUP */
+	uint16_t weight;
+	uint8_t name_len; /* 1..WB_UPLINK_NAME_MAX, the name's bytes follow */
+} __attribute__((packed));
+
+#define WB_UPLINK_BACKUP 0x01
+#define WB_UPLINK_NAME_MAX 31
+
+_Static_assert(sizeof(struct wb_frame_probe) == 20, "probe frame is 20 bytes");
+_Static_assert(sizeof(struct wb_frame_uplink_info) == 4, "uplink info frame is 4 bytes and the name");
+_Static_assert(sizeof(struct wb_frame_probe_ack) == 28, "probe ack frame is 28 bytes");
+
+#define WB_FRAME_IP_HEADER 3 /* type and length before an IP packet */
+
+/*
+ * Bytes a tunnelled IP packet costs on an uplink besides itself: the outer
+ * IPv6 header (the larger), UDP, the data header, the frame header and the tag.
+ */
+#define WB_OUTER_IP_HEADER 40
+#define WB_UDP_HEADER 8
+#define WB_TUNNEL_OVERHEAD \
+	(WB_OUTER_IP_HEADER + WB_UDP_HEADER + (int)sizeof(struct wb_msg_data) + WB_FRAME_IP_HEADER + WB_TAG_LEN)
+
+/* The largest datagram we build or accept. */
+#define WB_MAX_DATAGRAM 65535
+
+/* Noise names and labels. The prologue keeps us from talking to WireGuard. */
+#define WB_NOISE_CONSTRUCTION "Noise_IKpsk2_25519_ChaChaPoly_BLAKE2s"
+#define WB_NOISE_IDENTIFIER "wanbond v1 multi-uplink bonding"
+#define WB_LABEL_MAC1 "mac1----"
+#define WB_LABEL_COOKIE "cookie--"
+
+#endif
