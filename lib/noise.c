@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Noise_IKpsk2_25519_ChaChaPoly_BLAKE2s, message for message as in the
+ * WireGuard paper (section 5.4), with our own prologue. Every step works on
+ * copies of the handshake state, committed only when the message checks out:
+ * a bad message changes nothing.
+ */
+#include "noise.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "byteorder.h"
+
+/* The chaining key and hash every handshake starts from. */
+static int initial_state(uint8_t ck[WB_HASH_LEN], uint8_t h[WB_HASH_LEN], const uint8_t responder_public[WB_KEY_LEN])
+{
+	int rc = wb_hash2(ck, WB_NOISE_CONSTRUCTION, strlen(WB_NOISE_CONSTRUCTION), NULL, 0);
+
+	if (!rc)
+		rc = wb_hash2(h, ck, WB_HASH_LEN, WB_NOISE_IDENTIFIER, strlen(WB_NOISE_IDENTIFIER));
+	if (!rc)
+		rc = wb_hash2(h, h, WB_HASH_LEN, responder_public, WB_KEY_LEN);
+	return rc;
+}
+
+static int mix_hash(uint8_t h[WB_HASH_LEN], const void *data, size_t len)
+{
+	return wb_hash2(h, h, WB_HASH_LEN, data, len);
+}
+
+static int mix_key(uint8_t ck[WB_HASH_LEN], const void *data, size_t len)
+{
+	return wb_kdf(ck, NULL, NULL, ck, data, len);
+}
+
+/* ck, key = KDF2(ck, DH(priv, pub)) */
+static int mix_dh(uint8_t ck[WB_HASH_LEN], uint8_t key[WB_KEY_LEN], const uint8_t priv[WB_KEY_LEN],
+		  const uint8_t pub[WB_KEY_LEN])
+{
+	uint8_t dh[WB_KEY_LEN];
+	int rc = wb_x25519(dh, priv, pub);
+
+	if (!rc)
+		rc = key ? wb_kdf(ck, key, NULL, ck, dh, sizeof(dh)) : mix_key(ck, dh, sizeof(dh));
+	wb_wipe(dh, sizeof(dh));
+	return rc;
+}
+
+/* ck, tau, key = KDF3(ck, psk); h = HASH(h || tau) */
+static int mix_psk(uint8_t ck[WB_HASH_LEN], uint8_t h[WB_HASH_LEN], uint8_t key[WB_KEY_LEN],
+		   const uint8_t psk[WB_KEY_LEN])
+{
+	uint8_t tau[WB_HASH_LEN];
+	int rc = wb_kdf(ck, tau, key, ck, psk, WB_KEY_LEN);
+
+	if (!rc)
+		rc = mix_hash(h, tau, sizeof(tau));
+	wb_wipe(tau, sizeof(tau));
+	return rc;
+}
+
+/* Seal with the handshake hash as associated data, then mix the ciphertext in. */
+static int seal_and_hash(uint8_t *out, uint8_t h[WB_HASH_LEN], const uint8_t key[WB_KEY_LEN], const void *in, size_t len)
+{
+	int rc = wb_aead_seal_once(WB_CIPHER_CHACHA20_POLY1305, key, 0, h, WB_HASH_LEN, in, len, out);
+
+	return rc ? rc : mix_hash(h, out, len + WB_TAG_LEN);
+}
+
+static int open_and_hash(uint8_t *out, uint8_t h[WB_HASH_LEN], const uint8_t key[WB_KEY_LEN], const uint8_t *in, size_t len)
+{
+	int rc = wb_aead_open_once(WB_CIPHER_CHACHA20_POLY1305, key, 0, h, WB_HASH_LEN, in, len, out);
+
+	return rc ? rc : mix_hash(h, in, len);
+}
+
+static int new_ephemeral(uint8_t priv[WB_KEY_LEN], uint8_t pub[WB_KEY_LEN], const uint8_t seed[WB_KEY_LEN])
+{
+	memcpy(priv, seed, WB_KEY_LEN);
+	wb_x25519_clamp(priv);
+	return wb_x25519_public(pub, priv);
+}
+
+int wb_noise_local_init(struct wb_noise_local *l, const uint8_t private_key[WB_KEY_LEN])
+{
+	int rc;
+
+	memcpy(l->private_key, private_key, WB_KEY_LEN);
+	wb_x25519_clamp(l->private_key);
+	rc = wb_x25519_public(l->public_key, l->private_key);
+	if (!rc)
+		rc = wb_hash2(l->mac1_key, WB_LABEL_MAC1, strlen(WB_LABEL_MAC1), l->public_key, WB_KEY_LEN);
+	if (!rc)
+		rc = wb_hash2(l->cookie_key, WB_LABEL_COOKIE, strlen(WB_LABEL_COOKIE), l->public_key, WB_KEY_LEN);
+	if (rc)
+		wb_wipe(l, sizeof(*l));
+	return rc;
+}
+
+int wb_noise_remote_init(struct wb_noise_remote *r, const struct wb_noise_local *l,
+			 const uint8_t public_key[WB_KEY_LEN], const uint8_t preshared_key[WB_KEY_LEN])
+{
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	memcpy(r->public_key, public_key, WB_KEY_LEN);
+	if (preshared_key)
+		memcpy(r->preshared_key, preshared_key, WB_KEY_LEN);
+	/* A low-order key gives no shared secret: such a peer can never complete a handshake. */
+	r->static_static_ok = !wb_x25519(r->static_static, l->private_key, public_key);
+	rc = wb_hash2(r->mac1_key, WB_LABEL_MAC1, strlen(WB_LABEL_MAC1), public_key, WB_KEY_LEN);
+	if (!rc)
+		rc = wb_hash2(r->cookie_key, WB_LABEL_COOKIE, strlen(WB_LABEL_COOKIE), public_key, WB_KEY_LEN);
+	return rc;
+}
+
+void wb_tai64n(uint8_t out[WB_TAI64N_LEN], uint64_t unix_ns)
+{
+	/* 2^24 ns, the power of two below 1/50 s: WireGuard's coarsening. */
+	uint64_t secs = 0x400000000000000aULL + unix_ns / 1000000000ULL;
+	uint32_t nsec = (uint32_t)(unix_ns % 1000000000ULL) & ~((1u << 24) - 1);
+
+	wb_put_be64(out, secs);
+	wb_put_be32(out + 8, nsec);
+}
+
+void wb_noise_handshake_clear(struct wb_noise_handshake *hs)
+{
+	wb_wipe(hs, sizeof(*hs));
+	hs->state = WB_NOISE_ZEROED;
+}
+
+int wb_noise_create_initiation(struct wb_msg_initiation *msg, struct wb_noise_handshake *hs,
+			       const struct wb_noise_local *l, const struct wb_noise_remote *r,
+			       const uint8_t ephemeral_seed[WB_KEY_LEN], uint32_t local_index, uint64_t unix_ns)
+{
+	struct wb_noise_handshake t = { 0 };
+	uint8_t key[WB_KEY_LEN], timestamp[WB_TAI64N_LEN];
+	int rc;
+
+	if (!r->static_static_ok)
+		return -EINVAL;
+	memset(msg, 0, sizeof(*msg));
+	msg->type = WB_MSG_INITIATION;
+	wb_put_le32(&msg->sender_index, local_index);
+	wb_tai64n(timestamp, unix_ns);
+
+	rc = initial_state(t.chaining_key, t.hash, r->public_key);
+	if (!rc)
+		rc = new_ephemeral(t.ephemeral_private, msg->ephemeral, ephemeral_seed);
+	if (!rc)
+		rc = mix_key(t.chaining_key, msg->ephemeral, WB_KEY_LEN);
+	if (!rc)
+		rc = mix_hash(t.hash, msg->ephemeral, WB_KEY_LEN);
+	if (!rc)
+		rc = mix_dh(t.chaining_key, key, t.ephemeral_private, r->public_key);
+	if (!rc)
+		rc = seal_and_hash(msg->encrypted_static, t.hash, key, l->public_key, WB_KEY_LEN);
+	if (!rc)
+		rc = wb_kdf(t.chaining_key, key, NULL, t.chaining_key, r->static_static, WB_KEY_LEN);
+	if (!rc)
+		rc = seal_and_hash(msg->encrypted_timestamp, t.hash, key, timestamp, WB_TAI64N_LEN);
+	if (!rc) {
+		t.state = WB_NOISE_CREATED_INITIATION;
+		t.local_index = local_index;
+		memcpy(t.remote_static, r->public_key, WB_KEY_LEN);
+		*hs = t;
+	}
+	wb_wipe(&t, sizeof(t));
+	wb_wipe(key, sizeof(key));
+	return rc;
+}
+
+int wb_noise_open_initiation(const struct wb_msg_initiation *msg, struct wb_noise_handshake *hs,
+			     const struct wb_noise_local *l)
+{
+	struct wb_noise_handshake t = { 0 };
+	uint8_t key[WB_KEY_LEN];
+	int rc;
+
+	if (msg->type != WB_MSG_INITIATION)
+		return -EINVAL;
+	memcpy(t.remote_ephemeral, msg->ephemeral, WB_KEY_LEN);
+	rc = initial_state(t.chaining_key, t.hash, l->public_key);
+	if (!rc)
+		rc = mix_key(t.chaining_key, msg->ephemeral, WB_KEY_LEN);
+	if (!rc)
+		rc = mix_hash(t.hash, msg->ephemeral, WB_KEY_LEN);
+	if (!rc)
+		rc = mix_dh(t.chaining_key, key, l->private_key, msg->ephemeral);
+	if (!rc)
+		rc = open_and_hash(t.remote_static, t.hash, key, msg->encrypted_static, sizeof(msg->encrypted_static));
+	if (!rc) {
+		t.remote_index = wb_get_le32(&msg->sender_index);
+		*hs = t;
+	}
+	wb_wipe(&t, sizeof(t));
+	wb_wipe(key, sizeof(key));
+	return rc ? -EBADMSG : 0;
+}
+
+int wb_noise_finish_initiation(const struct wb_msg_initiation *msg, struct wb_noise_handshake *hs,
+			       const struct wb_noise_remote *r, uint8_t timestamp[WB_TAI64N_LEN])
+{
+	struct wb_noise_handshake t = *hs;
+	uint8_t key[WB_KEY_LEN];
+	int rc = -EBADMSG;
+
+	if (r->static_static_ok && wb_equal(t.remote_static, r->public_key, WB_KEY_LEN)) {
+		rc = wb_kdf(t.chaining_key, key, NULL, t.chaining_key, r->static_static, WB_KEY_LEN);
+		if (!rc)
+			rc = open_and_hash(timestamp, t.hash, key, msg->encrypted_timestamp,
+					   sizeof(msg->encrypted_timestamp));
+	}
+	if (!rc) {
+		t.state = WB_NOISE_CONSUMED_INITIATION;
+		*hs = t;
+	}
+	wb_wipe(&t, sizeof(t));
+	wb_wipe(key, sizeof(key));
+	return rc ? -EBADMSG : 0;
+}
+
+int wb_noise_create_response(struct wb_msg_response *msg, struct wb_noise_handshake *hs,
+			     const struct wb_noise_remote *r, const uint8_t ephemeral_seed[WB_KEY_LEN],
+			     uint32_t local_index)
+{
+	struct wb_noise_handshake t = *hs;
+	uint8_t key[WB_KEY_LEN];
+	int rc;
+
+	if (t.state != WB_NOISE_CONSUMED_INITIATION)
+		return -EINVAL;
+	memset(msg, 0, sizeof(*msg));
+	msg->type = WB_MSG_RESPONSE;
+	wb_put_le32(&msg->sender_index, local_index);
+	wb_put_le32(&msg->receiver_index, t.remote_index);
+
+	rc = new_ephemeral(t.ephemeral_private, msg->ephemeral, ephemeral_seed);
+	if (!rc)
+		rc = mix_key(t.chaining_key, msg->ephemeral, WB_KEY_LEN);
+	if (!rc)
+		rc = mix_hash(t.hash, msg->ephemeral, WB_KEY_LEN);
+	if (!rc)
+		rc = mix_dh(t.chaining_key, NULL, t.ephemeral_private, t.remote_ephemeral);
+	if (!rc)
+		rc = mix_dh(t.chaining_key, NULL, t.ephemeral_private, t.remote_static);
+	if (!rc)
+		rc = mix_psk(t.chaining_key, t.hash, key, r->preshared_key);
+	if (!rc)
+		rc = seal_and_hash(msg->encrypted_nothing, t.hash, key, NULL, 0);
+	if (!rc) {
+		t.state = WB_NOISE_CREATED_RESPONSE;
+		t.local_index = local_index;
+		*hs = t;
+	}
+	wb_wipe(&t, sizeof(t));
+	wb_wipe(key, sizeof(key));
+	return rc;
+}
+
+int wb_noise_consume_response(const struct wb_msg_response *msg, struct wb_noise_handshake *hs,
+			      const struct wb_noise_local *l, const struct wb_noise_remote *r)
+{
+	struct wb_noise_handshake t = *hs;
+	uint8_t key[WB_KEY_LEN];
+	int rc;
+
+	if (t.state != WB_NOISE_CREATED_INITIATION || msg->type != WB_MSG_RESPONSE ||
+	    wb_get_le32(&msg->receiver_index) != t.local_index)
+		return -EINVAL;
+	rc = mix_key(t.chaining_key, msg->ephemeral, WB_KEY_LEN);
+	if (!rc)
+		rc = mix_hash(t.hash, msg->ephemeral, WB_KEY_LEN);
+	if (!rc)
+		rc = mix_dh(t.chaining_key, NULL, t.ephemeral_private, msg->ephemeral);
+	if (!rc)
+		rc = mix_dh(t.chaining_key, NULL, l->private_key, msg->ephemeral);
+	if (!rc)
+		rc = mix_psk(t.chaining_key, t.hash, key, r->preshared_key);
+	if (!rc)
+		rc = open_and_hash(NULL, t.hash, key, msg->encrypted_nothing, sizeof(msg->encrypted_nothing));
+	if (!rc) {
+		t.state = WB_NOISE_CONSUMED_RESPONSE;
+		t.remote_index = wb_get_le32(&msg->sender_index);
+		memcpy(t.remote_ephemeral, msg->ephemeral, WB_KEY_LEN);
+		*hs = t;
+	}
+	wb_wipe(&t, sizeof(t));
+	wb_wipe(key, sizeof(key));
+	return rc ? -EBADMSG : 0;
+}
+
+int wb_noise_derive_keys(struct wb_noise_handshake *hs, struct wb_noise_keys *keys)
+{
+	bool initiator = hs->state == WB_NOISE_CONSUMED_RESPONSE;
+	uint8_t first[WB_KEY_LEN], second[WB_KEY_LEN];
+	int rc;
+
+	if (!initiator && hs->state != WB_NOISE_CREATED_RESPONSE)
+		return -EINVAL;
+	rc = wb_kdf(first, second, NULL, hs->chaining_key, NULL, 0);
+	if (!rc) {
+		memcpy(keys->send, initiator ? first : second, WB_KEY_LEN);
+		memcpy(keys->recv, initiator ? second : first, WB_KEY_LEN);
+		keys->local_index = hs->local_index;
+		keys->remote_index = hs->remote_index;
+		keys->initiator = initiator;
+	}
+	wb_wipe(first, sizeof(first));
+	wb_wipe(second, sizeof(second));
+	wb_noise_handshake_clear(hs);
+	return rc;
+}
