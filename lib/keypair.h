@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A session: the two data keys one handshake gave, with a message counter and
+ * an anti-replay window per uplink. A bond holds up to three (keys.h): the
+ * previous one (still accepted while the peer switches), the current one, and
+ * on the responder the next one, unconfirmed until the initiator uses it.
+ */
+#ifndef WB_KEYPAIR_H
+#define WB_KEYPAIR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "crypto.h"
+#include "noise.h"
+#include "replay.h"
+#include "wire.h"
+
+struct wb_keypair {
+	struct wb_aead *send, *recv;
+	uint32_t local_index, remote_index;
+	uint64_t born_ns;
+	bool initiator;
+	uint64_t sealed;                         /* messages sealed, all uplinks together */
+	uint64_t send_counter[WB_MAX_UPLINKS];
+	struct wb_replay replay[WB_MAX_UPLINKS];
+};
+
+/* NULL without memory; the keys in k are not wiped (the caller's). */
+struct wb_keypair *wb_keypair_new(enum wb_cipher c, const struct wb_noise_keys *k, uint64_t now);
+void wb_keypair_free(struct wb_keypair *kp);
+
+/*
+ * Seals a data message in place: buf holds the 16-byte header room, then
+ * body_len bytes of frames, then 16 bytes of room for the tag. Writes the
+ * header (this uplink's next counter) and returns the message length, or a
+ * negative errno (-ENOSPC when the key has sealed all it may).
+ */
+int wb_keypair_seal(struct wb_keypair *kp, uint8_t uplink, uint8_t *buf, size_t body_len);
+
+/*
+ * Opens a data message in place (len: header, body and tag) and runs the
+ * replay check of its uplink. Returns the body length, -EBADMSG if it does
+ * not authenticate, -EALREADY for a replay or a counter too old.
+ */
+int wb_keypair_open(struct wb_keypair *kp, uint8_t *buf, size_t len);
+
+#endif
