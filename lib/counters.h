@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Counters an operator reads: per uplink, per bond, per device. Plain
+ * monotonic 64-bit counts; nothing here is reset by the protocol.
+ */
+#ifndef WB_COUNTERS_H
+#define WB_COUNTERS_H
+
+#include <stdint.h>
+
+struct wb_uplink_counters {
+	uint64_t tx_packets, tx_bytes;       /* datagrams sent on the uplink, and their bytes */
+	uint64_t rx_packets, rx_bytes;       /* authenticated datagrams received */
+	uint64_t tx_ip_packets, rx_ip_packets; /* tunnelled IP packets among them */
+	uint64_t probes_sent, probe_acks;
+	uint64_t endpoint_changes;           /* the peer's address or port moved (NAT, roaming) */
+	uint64_t went_down;                  /* transitions into down */
+};
+
+struct wb_bond_counters {
+	uint64_t tun_rx_packets, tun_rx_bytes; /* IP packets taken from the TUN device to send */
+	uint64_t tun_tx_packets, tun_tx_bytes; /* IP packets delivered to the TUN device */
+	uint64_t no_session_drops;   /* an IP packet to send, but no session yet */
+	uint64_t no_uplink_drops;    /* an IP packet to send, but no uplink up */
+	uint64_t auth_failures;      /* a data message that did not authenticate */
+	uint64_t replays;            /* a data message seen before, or too old */
+	uint64_t malformed;          /* an authenticated message whose frames do not parse */
+	uint64_t handshakes_sent, handshakes_completed;
+	uint64_t handshakes_refused; /* an initiation replayed, too frequent, or not decrypting */
+	uint64_t rekeys;             /* sessions that replaced an earlier one */
+	uint64_t cookies_received;
+	uint64_t closes_received;
+};
+
+struct wb_device_counters {
+	uint64_t rx_datagrams;
+	uint64_t short_or_unknown;  /* too short for its type, or of no type we know */
+	uint64_t unknown_index;     /* a message for a session or handshake we do not have */
+	uint64_t bad_mac1;          /* a handshake message not meant for us: dropped at a hash */
+	uint64_t unknown_peer;      /* an initiation from a key that is none of our peers */
+	uint64_t under_load;        /* handshake messages that met the load limit */
+	uint64_t cookie_replies_sent;
+};
+
+#endif

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The device: a local identity and its bonds. It takes every datagram first,
+ * checks its length for its type, and hands it on: handshake messages to
+ * handshake.c, data messages (found by receiver index, opened and checked
+ * against replays) to their bond.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bond.h"
+#include "byteorder.h"
+#include "device.h"
+
+#define DEFAULT_HANDSHAKES_PER_SECOND 50
+#define NSEC_PER_SEC 1000000000ULL
+
+void wb_device_random(struct wb_device *d, void *buf, size_t len)
+{
+	d->ops.random(d->ctx, buf, len);
+}
+
+uint32_t wb_device_new_index(struct wb_device *d)
+{
+	/* Random, so indices reveal nothing and cannot be guessed; 0 is never used. */
+	for (int tries = 0; tries < 64; tries++) {
+		uint32_t index;
+
+		wb_device_random(d, &index, sizeof(index));
+		if (index && !wb_index_find(&d->index, index))
+			return index;
+	}
+	return 0;
+}
+
+int wb_device_new(struct wb_device **out, const struct wb_device_params *p, const struct wb_device_ops *ops, void *ctx)
+{
+	struct wb_device *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return -ENOMEM;
+	d->p = *p;
+	if (!d->p.handshakes_per_second)
+		d->p.handshakes_per_second = DEFAULT_HANDSHAKES_PER_SECOND;
+	d->ops = *ops;
+	d->ctx = ctx;
+	d->deadline_dirty = true;
+	d->load_budget_ns = NSEC_PER_SEC;
+	wb_index_init(&d->index);
+	if (wb_noise_local_init(&d->local, p->private_key)) {
+		free(d);
+		return -EINVAL;
+	}
+	wb_wipe(d->p.private_key, sizeof(d->p.private_key)); /* the clamped copy in local is the one kept */
+	*out = d;
+	return 0;
+}
+
+void wb_device_free(struct wb_device *d)
+{
+	if (!d)
+		return;
+	for (unsigned i = 0; i < d->n_bonds; i++) {
+		wb_handshake_clear_sessions(d->bonds[i]);
+		wb_wipe(d->bonds[i], sizeof(*d->bonds[i]));
+		free(d->bonds[i]);
+	}
+	free(d->bonds);
+	wb_index_free(&d->index);
+	wb_wipe(d, sizeof(*d));
+	free(d);
+}
+
+int wb_device_add_bond(struct wb_device *d, const struct wb_bond_params *p, struct wb_bond **out)
+{
+	struct wb_bond **bonds, *b;
+
+	for (unsigned i = 0; i < d->n_bonds; i++)
+		if (wb_equal(d->bonds[i]->remote.public_key, p->public_key, WB_KEY_LEN))
+			return -EEXIST;
+	if (!d->p.server && d->n_bonds)
+		return -EINVAL; /* a client has one bond, to its server */
+	bonds = realloc(d->bonds, (d->n_bonds + 1) * sizeof(*bonds));
+	if (!bonds)
+		return -ENOMEM;
+	d->bonds = bonds;
+	b = malloc(sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	wb_bond_init(b, d, p);
+	if (wb_noise_remote_init(&b->remote, &d->local, p->public_key, p->preshared_key)) {
+		free(b);
+		return -EINVAL;
+	}
+	d->bonds[d->n_bonds++] = b;
+	wb_device_timers_changed(d);
+	if (out)
+		*out = b;
+	return 0;
+}
+
+bool wb_device_under_load(struct wb_device *d, uint64_t now)
+{
+	uint64_t cost = NSEC_PER_SEC / d->p.handshakes_per_second;
+
+	/* Refill with elapsed time, up to a second's worth of handshakes. */
+	if (now > d->load_checked_ns) {
+		d->load_budget_ns += now - d->load_checked_ns;
+		if (d->load_budget_ns > NSEC_PER_SEC)
+			d->load_budget_ns = NSEC_PER_SEC;
+	}
+	d->load_checked_ns = now;
+	if (d->load_budget_ns < cost)
+		return true;
+	d->load_budget_ns -= cost;
+	return false;
+}
+
+static void refresh_cookie_secret(struct wb_device *d, uint64_t now)
+{
+	uint8_t secret[WB_HASH_LEN];
+
+	if (!wb_cookie_secret_due(&d->cookies, now))
+		return;
+	wb_device_random(d, secret, sizeof(secret));
+	wb_cookie_set_secret(&d->cookies, secret, now);
+	wb_wipe(secret, sizeof(secret));
+}
+
+static void on_data(struct wb_device *d, uint64_t now, unsigned sock, const struct wb_endpoint *from,
+		    uint8_t *buf, size_t len)
+{
+	struct wb_index_entry *e = wb_index_find(&d->index, wb_get_le32(buf + 4));
+	struct wb_keypair *kp;
+	struct wb_bond *b;
+	int n;
+
+	if (!e || e->kind != WB_INDEX_KEYPAIR) {
+		d->c.unknown_index++;
+		return;
+	}
+	b = e->bond;
+	kp = e->keypair;
+	n = wb_keypair_open(kp, buf, len);
+	if (n == -EALREADY) {
+		b->c.replays++;
+		return;
+	}
+	if (n < 0) {
+		b->c.auth_failures++;
+		return;
+	}
+	if (kp == b->next)
+		wb_handshake_confirm(b, now);
+	wb_bond_on_data(b, now, sock, from, buf[1], buf + sizeof(struct wb_msg_data), (size_t)n);
+}
+
+void wb_device_receive(struct wb_device *d, uint64_t now, unsigned sock, const struct wb_endpoint *from,
+		       uint8_t *buf, size_t len)
+{
+	d->c.rx_datagrams++;
+	if (!len) {
+		d->c.short_or_unknown++;
+		return;
+	}
+	switch (buf[0]) {
+	case WB_MSG_INITIATION:
+		if (len != sizeof(struct wb_msg_initiation) || !d->p.server)
+			break;
+		refresh_cookie_secret(d, now);
+		wb_handshake_on_initiation(d, now, from, buf, len);
+		return;
+	case WB_MSG_RESPONSE:
+		if (len != sizeof(struct wb_msg_response))
+			break;
+		wb_handshake_on_response(d, now, sock, from, buf, len);
+		return;
+	case WB_MSG_COOKIE:
+		if (len != sizeof(struct wb_msg_cookie))
+			break;
+		wb_handshake_on_cookie(d, now, buf, len);
+		return;
+	case WB_MSG_DATA:
+		if (len < sizeof(struct wb_msg_data) + WB_TAG_LEN)
+			break;
+		on_data(d, now, sock, from, buf, len);
+		return;
+	}
+	d->c.short_or_unknown++;
+}
+
+void wb_device_tick(struct wb_device *d, uint64_t now)
+{
+	for (unsigned i = 0; i < d->n_bonds; i++)
+		wb_bond_tick(d->bonds[i], now);
+	wb_device_timers_changed(d);
+}
+
+uint64_t wb_device_next_deadline(struct wb_device *d)
+{
+	if (d->deadline_dirty) {
+		uint64_t due = UINT64_MAX;
+
+		for (unsigned i = 0; i < d->n_bonds; i++) {
+			uint64_t b = wb_bond_deadline(d->bonds[i]);
+
+			if (b < due)
+				due = b;
+		}
+		d->next_deadline = due;
+		d->deadline_dirty = false;
+	}
+	return d->next_deadline;
+}
+
+const struct wb_device_counters *wb_device_counters(const struct wb_device *d)
+{
+	return &d->c;
+}
+
+struct wb_bond *wb_device_bond(const struct wb_device *d, unsigned i)
+{
+	return i < d->n_bonds ? d->bonds[i] : NULL;
+}

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One uplink of a bond, at the level of this issue's tunnel: where its
+ * datagrams go, whether it answers (a state machine fed by probes), its RTT
+ * and loss. The reliable layer adds packet numbers and acks on top.
+ *
+ *   down --answer--> probing --3 answers in a row--> up
+ *     ^                 |                            |  ^
+ *     |                 |                   silence  v  | answer
+ *     +----silence------+----------silence------  stale
+ *
+ * "silence" is time without an answer to our probes: stale after a little
+ * over two probe intervals (out of use at once), down after uplink_timeout.
+ */
+#ifndef WB_UPLINK_H
+#define WB_UPLINK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "counters.h"
+#include "endpoint.h"
+#include "wire.h"
+
+enum wb_uplink_state {
+	WB_UPLINK_DOWN,
+	WB_UPLINK_PROBING,
+	WB_UPLINK_UP,
+	WB_UPLINK_STALE,
+};
+
+#define WB_UPLINK_UP_AFTER_ACKS 3
+
+struct wb_rtt {
+	uint64_t latest_ns, srtt_ns, rttvar_ns, min_ns;
+	bool has_sample;
+};
+
+struct wb_uplink {
+	bool exists;             /* the slot is in use (a server learns uplinks as they appear) */
+	uint8_t id;
+	char name[WB_UPLINK_NAME_MAX + 1];
+	bool backup;
+	uint16_t weight;
+	bool available;          /* the client has a socket for it; the server knows its endpoint */
+	struct wb_endpoint endpoint; /* where its datagrams go */
+
+	enum wb_uplink_state state;
+	uint64_t state_since_ns;
+	uint64_t last_answer_ns; /* last probe answer; 0 if none since it became available */
+	uint32_t answers_in_row;
+	uint32_t probe_seq;
+	uint64_t next_probe_ns;
+	bool ever_up;            /* a first answer suffices until the uplink has once been up */
+
+	struct wb_rtt rtt;
+	uint32_t loss_ppm;       /* smoothed loss ratio of its datagrams, parts per million */
+	uint64_t answer_tx, answer_rx; /* counts at the last answer, for the loss of the next interval */
+	uint64_t data_tx, data_rx;     /* data messages sent and received on it (all sessions) */
+
+	int64_t spread_credit;   /* smooth weighted round robin */
+	struct wb_uplink_counters c;
+};
+
+const char *wb_uplink_state_name(enum wb_uplink_state s);
+
+/* Carries traffic: up, and not stale. */
+static inline bool wb_uplink_usable(const struct wb_uplink *u)
+{
+	return u->exists && u->available && u->state == WB_UPLINK_UP;
+}
+
+void wb_rtt_sample(struct wb_rtt *r, uint64_t sample_ns);
+
+/* Silence after which an up uplink is stale: two probe intervals and its RTT with margin. */
+uint64_t wb_uplink_stale_after(const struct wb_uplink *u, uint64_t probe_interval_ns);
+
+/*
+ * Loss over the interval since the previous answer, from the peer's count of
+ * what arrived against ours of what was sent; smoothed 1/8 per answer.
+ */
+void wb_uplink_note_loss(struct wb_uplink *u, uint64_t tx_packets, uint64_t rx_packets);
+
+#endif

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The protocol library's interface to the daemon (and to the tests and the
+ * simulator). A device is one local identity: a client with one bond, or a
+ * server with one bond per peer router. It makes no system calls: the
+ * caller passes the time in, hands it the datagrams it receives and the IP
+ * packets read from TUN devices, and gets datagrams to send and IP packets
+ * to deliver through the ops callbacks.
+ *
+ * Time is CLOCK_MONOTONIC in nanoseconds; wall_offset_ns turns it into Unix
+ * time for the handshake's timestamps.
+ */
+#ifndef WB_WANBOND_H
+#define WB_WANBOND_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "counters.h"
+#include "crypto.h"
+#include "endpoint.h"
+#include "wire.h"
+
+struct wb_device;
+struct wb_bond;
+struct wb_uplink;
+
+struct wb_timers {
+	uint64_t probe_interval_ns;
+	uint64_t uplink_timeout_ns;
+	uint64_t handshake_retry_ns;
+	uint64_t rekey_after_ns;
+	uint64_t reject_after_ns;
+	uint64_t rekey_after_messages;
+};
+
+/* WireGuard's session lifetimes; probes four times a second; down after a second of silence. */
+#define WB_TIMERS_DEFAULT ((struct wb_timers){ \
+	.probe_interval_ns = 250000000ULL, \
+	.uplink_timeout_ns = 1000000000ULL, \
+	.handshake_retry_ns = 1000000000ULL, \
+	.rekey_after_ns = 120000000000ULL, \
+	.reject_after_ns = 180000000000ULL, \
+	.rekey_after_messages = 1ULL << 60 })
+
+struct wb_device_params {
+	bool server;
+	uint8_t private_key[WB_KEY_LEN];
+	enum wb_cipher cipher;
+	struct wb_timers timers;
+	uint64_t wall_offset_ns;       /* Unix time minus monotonic time, in ns */
+	uint32_t handshakes_per_second; /* above this rate, initiations must carry a cookie; 0: 50 */
+};
+
+struct wb_uplink_params {
+	char name[WB_UPLINK_NAME_MAX + 1];
+	bool backup;
+	uint16_t weight;
+};
+
+struct wb_bond_params {
+	char name[32];
+	uint8_t public_key[WB_KEY_LEN];    /* the peer's */
+	uint8_t preshared_key[WB_KEY_LEN]; /* zeros for none */
+	/* Client only: the server and our uplinks (uplink i uses socket i). */
+	struct wb_endpoint server;
+	int n_uplinks;
+	struct wb_uplink_params uplinks[WB_MAX_UPLINKS];
+	void *user; /* the caller's, returned by wb_bond_user() */
+};
+
+enum wb_log_level { WB_LOG_ERR = 3, WB_LOG_WARNING = 4, WB_LOG_NOTICE = 5, WB_LOG_INFO = 6, WB_LOG_DEBUG = 7 };
+
+struct wb_device_ops {
+	/*
+	 * Sends one datagram. sock is the uplink's socket on a client (the uplink
+	 * id), 0 on a server (its one socket). data is only valid during the call.
+	 */
+	void (*send)(void *ctx, unsigned sock, const struct wb_endpoint *to, const uint8_t *data, size_t len);
+	/* An IP packet for the bond's TUN device. */
+	void (*deliver)(void *ctx, struct wb_bond *b, const uint8_t *ip, size_t len);
+	/* Fills buf with cryptographically random bytes. */
+	void (*random)(void *ctx, void *buf, size_t len);
+	/* A line for the log; bond and uplink are NULL when none applies. */
+	void (*log)(void *ctx, enum wb_log_level level, const char *bond, const char *uplink, const char *msg);
+};
+
+int wb_device_new(struct wb_device **out, const struct wb_device_params *p, const struct wb_device_ops *ops,
+		  void *ctx);
+void wb_device_free(struct wb_device *d);
+
+/* Adds a bond: on a client exactly one, on a server one per peer. -EEXIST for a peer key twice. */
+int wb_device_add_bond(struct wb_device *d, const struct wb_bond_params *p, struct wb_bond **out);
+
+/*
+ * A datagram that arrived on socket sock from an endpoint. buf is decrypted
+ * in place. Anything that does not authenticate is counted and changes
+ * nothing.
+ */
+void wb_device_receive(struct wb_device *d, uint64_t now, unsigned sock, const struct wb_endpoint *from,
+		       uint8_t *buf, size_t len);
+
+/* Runs what is due (probes, handshakes, state changes, expiries). */
+void wb_device_tick(struct wb_device *d, uint64_t now);
+
+/* When wb_device_tick next has work, UINT64_MAX if never. */
+uint64_t wb_device_next_deadline(struct wb_device *d);
+
+/* Headroom and tailroom an IP packet needs around it for wb_bond_send_ip. */
+#define WB_SEND_HEADROOM ((int)sizeof(struct wb_msg_data) + WB_FRAME_IP_HEADER)
+#define WB_SEND_TAILROOM WB_TAG_LEN
+
+/*
+ * Sends an IP packet over the bond. The WB_SEND_HEADROOM bytes before ip and
+ * WB_SEND_TAILROOM after it are the caller's and are written. 0, or -ENOTCONN
+ * (no session yet), -ENETUNREACH (no uplink up), -EMSGSIZE; each counted.
+ */
+int wb_bond_send_ip(struct wb_bond *b, uint64_t now, uint8_t *ip, size_t len);
+
+/* Client: whether uplink i has a working socket (its interface exists and is up). */
+void wb_bond_set_uplink_available(struct wb_bond *b, unsigned uplink, bool available, uint64_t now);
+
+/* Tells the peer the session ends (a CLOSE on every uplink), e.g. at shutdown. */
+void wb_bond_close(struct wb_bond *b, uint64_t now);
+
+/* Read-only views, for status and counters. */
+void *wb_bond_user(const struct wb_bond *b);
+const char *wb_bond_name(const struct wb_bond *b);
+const struct wb_bond_counters *wb_bond_counters(const struct wb_bond *b);
+bool wb_bond_has_session(const struct wb_bond *b);
+/* The uplink in slot i (0..WB_MAX_UPLINKS-1), or NULL if none is there. */
+const struct wb_uplink *wb_bond_uplink(const struct wb_bond *b, unsigned i);
+const struct wb_device_counters *wb_device_counters(const struct wb_device *d);
+/* Bond i of the device (0..), NULL past the last. */
+struct wb_bond *wb_device_bond(const struct wb_device *d, unsigned i);
+
+#endif
