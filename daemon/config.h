@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The configuration file of wanbondd (libconfig syntax, the 1.5 API), read
+ * into a validated struct. One file describes one daemon: a client (a router
+ * with its uplinks and one bond to its server) or a server (one listening
+ * port, one bond per peer router). See docs/configuration.md.
+ */
+#ifndef WB_CONFIG_H
+#define WB_CONFIG_H
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "crypto.h"
+#include "wire.h"
+
+#define WB_NAME_MAX 32        /* bond, peer and uplink names, with the NUL */
+#define WB_MAX_PEERS 64       /* bonds one server serves */
+#define WB_MAX_ADDRESSES 4    /* inner addresses of one TUN device */
+#define WB_MAX_ROUTES 16      /* routes through one bond */
+#define WB_PATH_MAX 256
+
+enum wb_role {
+	WB_ROLE_CLIENT,
+	WB_ROLE_SERVER,
+};
+
+/* An address with a prefix length, IPv4 or IPv6: "10.255.0.1/30", "fd00::1/64". */
+struct wb_prefix {
+	int family; /* AF_INET or AF_INET6 */
+	uint8_t addr[16];
+	uint8_t len;
+};
+
+struct wb_conf_tun {
+	char name[IFNAMSIZ];
+	struct wb_prefix address[WB_MAX_ADDRESSES];
+	int n_address;
+	uint32_t mtu; /* 0: derived from the uplinks' MTU less the tunnel overhead */
+};
+
+/* One bond seen from this side: the server (on a client) or a router (on a server). */
+struct wb_conf_peer {
+	char name[WB_NAME_MAX];
+	uint8_t public_key[WB_KEY_LEN];
+	uint8_t preshared_key[WB_KEY_LEN]; /* all zeros when none is set, as Noise wants */
+	bool has_preshared_key;
+	struct wb_conf_tun tun;
+	struct wb_prefix routes[WB_MAX_ROUTES];
+	int n_routes;
+	int line;
+};
+
+struct wb_conf_uplink {
+	char name[WB_NAME_MAX];
+	char interface[IFNAMSIZ]; /* "" when not bound to an interface */
+	struct sockaddr_storage source; /* family AF_UNSPEC when not set; port 0 unless given */
+	uint32_t fwmark;
+	bool has_fwmark;
+	bool backup;
+	uint32_t weight; /* share of new traffic relative to the other uplinks, default 1 */
+	int line;
+};
+
+/* Protocol timing; every field has a default (see config.c). */
+struct wb_conf_timers {
+	uint32_t probe_interval_ms;     /* probes per uplink: liveness, RTT, NAT keepalive */
+	uint32_t uplink_timeout_ms;     /* silence after which an uplink is down */
+	uint32_t handshake_retry_ms;    /* a handshake without answer is retried (on the next uplink) */
+	uint32_t rekey_after_seconds;   /* a session older than this is renewed */
+	uint64_t rekey_after_messages;  /* ... or one that sealed this many messages */
+};
+
+struct wb_config {
+	char path[WB_PATH_MAX];
+	enum wb_role role;
+	char name[WB_NAME_MAX];   /* the bond (client) or the server instance */
+	uint8_t private_key[WB_KEY_LEN];
+	enum wb_cipher cipher;
+	struct wb_conf_timers timers;
+
+	/* Client: the server and this router's uplinks. peers[0] is the server. */
+	struct sockaddr_storage server; /* address and port */
+	struct wb_conf_uplink uplinks[WB_MAX_UPLINKS];
+	int n_uplinks;
+
+	/* Server: where to listen, and one peer per router. */
+	struct sockaddr_storage listen; /* address (any if unset) and port */
+
+	struct wb_conf_peer peers[WB_MAX_PEERS];
+	int n_peers;
+};
+
+/*
+ * Reads and validates a configuration file. On error returns a negative errno
+ * and writes "FILE:LINE: what is wrong" (or "FILE: ..." when no line applies)
+ * into err; cfg is then unspecified.
+ */
+int wb_config_load(struct wb_config *cfg, const char *path, char *err, size_t errlen);
+
+/* The same from a string; name stands for the file in messages. */
+int wb_config_parse(struct wb_config *cfg, const char *text, const char *name, char *err, size_t errlen);
+
+/* "10.1.0.0/24" or "fd00::/64" into a prefix; -EINVAL if malformed. */
+int wb_prefix_parse(struct wb_prefix *p, const char *s);
+
+#endif
