@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rtnetlink through libmnl: see rtnl.h. One NETLINK_ROUTE socket; every
+ * request asks for an ack and the reply is read until that ack, so each call
+ * is one synchronous exchange whose outcome is the kernel's own error code,
+ * with its extended-ack message kept for wb_rtnl_error().
+ */
+#include "rtnl.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <libmnl/libmnl.h>
+#include <linux/if_addr.h>
+#include <linux/if_link.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
+
+/*
+ * Room for the largest request built here: a header (16), a route message
+ * (12) and four attributes of at most 20 bytes each, or a link message with
+ * an interface name of IFNAMSIZ. The attribute helpers do not check bounds,
+ * so the callers keep their requests under this.
+ */
+#define RTNL_REQ_SIZE 256
+
+#define RTNL_ERROR_MAX 256
+
+struct wb_rtnl {
+	struct mnl_socket *nl;
+	uint32_t portid;
+	uint32_t seq;
+	char error[RTNL_ERROR_MAX]; /* extack message of the last failed request */
+	size_t buflen;
+	char buf[]; /* receive buffer, MNL_SOCKET_BUFFER_SIZE bytes */
+};
+
+/* One request in flight: what the reply callbacks need and what they found. */
+struct rtnl_xfer {
+	struct wb_rtnl *r;
+	uint32_t seq;
+	mnl_cb_t data_cb; /* NULL when the request has no reply but its ack */
+	void *data;
+	int error; /* the ack's error, 0 or -errno */
+	bool acked;
+};
+
+int wb_rtnl_open(struct wb_rtnl **out)
+{
+	size_t buflen = MNL_SOCKET_BUFFER_SIZE;
+	struct wb_rtnl *r;
+	int one = 1;
+	int err;
+
+	r = calloc(1, sizeof(*r) + buflen);
+	if (!r)
+		return -ENOMEM;
+	r->buflen = buflen;
+	r->nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
+	if (!r->nl) {
+		err = -errno;
+		goto free_r;
+	}
+	/*
+	 * Extended acks carry the reason for a refusal ("mtu less than device
+	 * minimum"). Kernels before 4.12 lack them: a bare errno still works.
+	 */
+	(void)mnl_socket_setsockopt(r->nl, NETLINK_EXT_ACK, &one, sizeof(one));
+	if (mnl_socket_bind(r->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		err = -errno;
+		goto close_nl;
+	}
+	r->portid = mnl_socket_get_portid(r->nl);
+	*out = r;
+	return 0;
+
+close_nl:
+	mnl_socket_close(r->nl);
+free_r:
+	free(r);
+	return err;
+}
+
+void wb_rtnl_close(struct wb_rtnl *r)
+{
+	if (!r)
+		return;
+	mnl_socket_close(r->nl);
+	free(r);
+}
+
+const char *wb_rtnl_error(const struct wb_rtnl *r)
+{
+	return r->error;
+}
+
+/* ---- one exchange: request, replies, ack ------------------------------- */
+
+static int rtnl_extack_attr_cb(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **msg = data;
+
+	if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_MSG &&
+	    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0)
+		*msg = attr;
+	return MNL_CB_OK;
+}
+
+/*
+ * The attributes of an extended ack follow the nlmsgerr and, unless the
+ * kernel capped it, the echo of our whole request (nlmsgerr.msg is its
+ * header, the rest of it comes after).
+ */
+static void rtnl_keep_extack(struct wb_rtnl *r, const struct nlmsghdr *nlh, const struct nlmsgerr *err)
+{
+	const struct nlattr *msg = NULL;
+	size_t off = sizeof(*err);
+
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return;
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED)) {
+		if (err->msg.nlmsg_len < sizeof(err->msg))
+			return;
+		off += err->msg.nlmsg_len - sizeof(err->msg);
+	}
+	if (off > mnl_nlmsg_get_payload_len(nlh))
+		return;
+	mnl_attr_parse(nlh, (unsigned int)off, rtnl_extack_attr_cb, &msg);
+	if (msg)
+		snprintf(r->error, sizeof(r->error), "%s", mnl_attr_get_str(msg));
+}
+
+/*
+ * Messages of another sequence number are the late replies of a request
+ * that was abandoned (its reader failed): skipped, not fatal.
+ */
+static int rtnl_data_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct rtnl_xfer *x = data;
+
+	if (nlh->nlmsg_seq != x->seq || !x->data_cb)
+		return MNL_CB_OK;
+	return x->data_cb(nlh, x->data);
+}
+
+static int rtnl_ack_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct rtnl_xfer *x = data;
+	const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
+
+	if (nlh->nlmsg_seq != x->seq)
+		return MNL_CB_OK;
+	x->acked = true;
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*err)) {
+		x->error = -EBADMSG;
+		return MNL_CB_STOP;
+	}
+	/* Kernel subsystems are not agreed on the sign (libmnl copes the same way). */
+	x->error = err->error > 0 ? -err->error : err->error;
+	if (x->error)
+		rtnl_keep_extack(x->r, nlh, err);
+	return MNL_CB_STOP;
+}
+
+static ssize_t rtnl_recv(struct wb_rtnl *r)
+{
+	ssize_t n;
+
+	do
+		n = mnl_socket_recvfrom(r->nl, r->buf, r->buflen);
+	while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : n;
+}
+
+/* Reads replies until the ack of x->seq; x->error is then the outcome. */
+static int rtnl_wait_ack(struct wb_rtnl *r, struct rtnl_xfer *x)
+{
+	mnl_cb_t ctl[NLMSG_MIN_TYPE] = { [NLMSG_ERROR] = rtnl_ack_cb };
+	ssize_t n;
+
+	while (!x->acked) {
+		n = rtnl_recv(r);
+		if (n < 0)
+			return (int)n;
+		/* seq 0: rtnl_data_cb and rtnl_ack_cb match it themselves. */
+		if (mnl_cb_run2(r->buf, (size_t)n, 0, r->portid, rtnl_data_cb, x, ctl, NLMSG_MIN_TYPE) < 0)
+			return errno ? -errno : -EPROTO;
+	}
+	return x->error;
+}
+
+/*
+ * Sends one request with NLM_F_ACK and waits for its ack; data_cb (may be
+ * NULL) sees each reply message before it and must return MNL_CB_OK, so that
+ * the ack is always read.
+ */
+static int rtnl_talk(struct wb_rtnl *r, struct nlmsghdr *nlh, mnl_cb_t data_cb, void *data)
+{
+	struct rtnl_xfer x = { .r = r, .data_cb = data_cb, .data = data };
+
+	r->error[0] = '\0';
+	nlh->nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
+	nlh->nlmsg_seq = ++r->seq;
+	if (nlh->nlmsg_seq == 0) /* 0 would match what the kernel sends unasked */
+		nlh->nlmsg_seq = ++r->seq;
+	x.seq = nlh->nlmsg_seq;
+	if (mnl_socket_sendto(r->nl, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+	return rtnl_wait_ack(r, &x);
+}
+
+static struct nlmsghdr *rtnl_msg(char *buf, uint16_t type, uint16_t flags)
+{
+	struct nlmsghdr *nlh;
+
+	memset(buf, 0, RTNL_REQ_SIZE);
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = flags;
+	return nlh;
+}
+
+/* ---- links ------------------------------------------------------------- */
+
+struct link_reply {
+	int ifindex;
+	uint32_t mtu;
+	bool has_mtu;
+};
+
+static int link_attr_cb(const struct nlattr *attr, void *data)
+{
+	struct link_reply *lr = data;
+
+	if (mnl_attr_get_type(attr) == IFLA_MTU && mnl_attr_validate(attr, MNL_TYPE_U32) == 0) {
+		lr->mtu = mnl_attr_get_u32(attr);
+		lr->has_mtu = true;
+	}
+	return MNL_CB_OK;
+}
+
+static int link_msg_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+	struct link_reply *lr = data;
+
+	if (nlh->nlmsg_type != RTM_NEWLINK || mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifi))
+		return MNL_CB_OK;
+	lr->ifindex = ifi->ifi_index;
+	mnl_attr_parse(nlh, sizeof(*ifi), link_attr_cb, lr);
+	return MNL_CB_OK;
+}
+
+int wb_rtnl_link_get(struct wb_rtnl *r, const char *ifname, int *ifindex, uint32_t *mtu)
+{
+	char buf[RTNL_REQ_SIZE];
+	struct link_reply lr = { 0 };
+	struct nlmsghdr *nlh;
+	struct ifinfomsg *ifi;
+	size_t len = strnlen(ifname, IFNAMSIZ);
+	int err;
+
+	/* No interface can have such a name, and it must fit the request. */
+	if (len == 0 || len >= IFNAMSIZ) {
+		r->error[0] = '\0';
+		return -EINVAL;
+	}
+	nlh = rtnl_msg(buf, RTM_GETLINK, 0);
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, ifname);
+	/* Only the MTU is wanted: spare the kernel (and our buffer) the counters. */
+	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
+	err = rtnl_talk(r, nlh, link_msg_cb, &lr);
+	if (err)
+		return err;
+	if (lr.ifindex <= 0 || !lr.has_mtu)
+		return -EBADMSG;
+	*ifindex = lr.ifindex;
+	*mtu = lr.mtu;
+	return 0;
+}
+
+int wb_rtnl_link_set(struct wb_rtnl *r, int ifindex, uint32_t mtu, bool up)
+{
+	char buf[RTNL_REQ_SIZE];
+	struct nlmsghdr *nlh;
+	struct ifinfomsg *ifi;
+
+	nlh = rtnl_msg(buf, RTM_NEWLINK, 0);
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = ifindex;
+	ifi->ifi_flags = up ? IFF_UP : 0;
+	ifi->ifi_change = IFF_UP; /* the only flag we mean to touch */
+	if (mtu)
+		mnl_attr_put_u32(nlh, IFLA_MTU, mtu);
+	return rtnl_talk(r, nlh, NULL, NULL);
+}
+
+/* ---- addresses and routes ---------------------------------------------- */
+
+/* Length of the prefix's address in bytes, or -errno if the prefix is not one. */
+static int prefix_addr_len(const struct wb_prefix *p)
+{
+	int alen;
+
+	switch (p->family) {
+	case AF_INET:
+		alen = 4;
+		break;
+	case AF_INET6:
+		alen = 16;
+		break;
+	default:
+		return -EAFNOSUPPORT;
+	}
+	return p->len <= alen * 8 ? alen : -EINVAL;
+}
+
+/* The network address of a prefix: its host bits cleared. */
+static void prefix_network(const struct wb_prefix *p, int alen, uint8_t *out)
+{
+	unsigned int i, bits;
+
+	for (i = 0; i < (unsigned int)alen; i++) {
+		bits = p->len > 8 * i ? p->len - 8 * i : 0;
+		out[i] = p->addr[i] & (bits >= 8 ? 0xff : (uint8_t)~(0xffu >> bits));
+	}
+}
+
+int wb_rtnl_addr_add(struct wb_rtnl *r, int ifindex, const struct wb_prefix *p)
+{
+	char buf[RTNL_REQ_SIZE];
+	struct nlmsghdr *nlh;
+	struct ifaddrmsg *ifa;
+	int alen = prefix_addr_len(p);
+
+	r->error[0] = '\0';
+	if (alen < 0)
+		return alen;
+	/* REPLACE: an address that is already there is refreshed, not refused. */
+	nlh = rtnl_msg(buf, RTM_NEWADDR, NLM_F_CREATE | NLM_F_REPLACE);
+	ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
+	ifa->ifa_family = (uint8_t)p->family;
+	ifa->ifa_prefixlen = p->len;
+	ifa->ifa_scope = RT_SCOPE_UNIVERSE;
+	ifa->ifa_index = (uint32_t)ifindex;
+	if (p->family == AF_INET) {
+		mnl_attr_put(nlh, IFA_LOCAL, (size_t)alen, p->addr);
+		mnl_attr_put(nlh, IFA_ADDRESS, (size_t)alen, p->addr);
+	} else {
+		mnl_attr_put(nlh, IFA_ADDRESS, (size_t)alen, p->addr);
+		/*
+		 * The only other end of a TUN device is the tunnel: no one to
+		 * detect a duplicate, and a tentative address would hold traffic.
+		 */
+		ifa->ifa_flags = IFA_F_NODAD;
+		mnl_attr_put_u32(nlh, IFA_FLAGS, IFA_F_NODAD);
+	}
+	return rtnl_talk(r, nlh, NULL, NULL);
+}
+
+/* A route request; the add and the delete must match field for field. */
+static int route_request(struct wb_rtnl *r, uint16_t type, uint16_t flags, int ifindex,
+			 const struct wb_prefix *dst, uint32_t table, uint32_t metric)
+{
+	char buf[RTNL_REQ_SIZE];
+	uint8_t net[16];
+	struct nlmsghdr *nlh;
+	struct rtmsg *rtm;
+	int alen = prefix_addr_len(dst);
+
+	r->error[0] = '\0';
+	if (alen < 0)
+		return alen;
+	if (table == 0)
+		table = RT_TABLE_MAIN;
+	prefix_network(dst, alen, net);
+	nlh = rtnl_msg(buf, type, flags);
+	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	rtm->rtm_family = (uint8_t)dst->family;
+	rtm->rtm_dst_len = dst->len;
+	/* rtm_table is 8 bits; larger tables go in RTA_TABLE (and override it). */
+	rtm->rtm_table = table < 256 ? (uint8_t)table : RT_TABLE_UNSPEC;
+	rtm->rtm_protocol = RTPROT_STATIC;
+	rtm->rtm_scope = RT_SCOPE_LINK; /* no gateway: the peer is on the link */
+	rtm->rtm_type = RTN_UNICAST;
+	if (table >= 256)
+		mnl_attr_put_u32(nlh, RTA_TABLE, table);
+	mnl_attr_put(nlh, RTA_DST, (size_t)alen, net);
+	mnl_attr_put_u32(nlh, RTA_OIF, (uint32_t)ifindex);
+	mnl_attr_put_u32(nlh, RTA_PRIORITY, metric);
+	return rtnl_talk(r, nlh, NULL, NULL);
+}
+
+int wb_rtnl_route_add(struct wb_rtnl *r, int ifindex, const struct wb_prefix *dst, uint32_t table, uint32_t metric)
+{
+	/* REPLACE: a route that is already there is not an error. */
+	return route_request(r, RTM_NEWROUTE, NLM_F_CREATE | NLM_F_REPLACE, ifindex, dst, table, metric);
+}
+
+int wb_rtnl_route_del(struct wb_rtnl *r, int ifindex, const struct wb_prefix *dst, uint32_t table, uint32_t metric)
+{
+	int err = route_request(r, RTM_DELROUTE, 0, ifindex, dst, table, metric);
+
+	/* Gone already (or its table is): what we wanted. */
+	if (err == -ESRCH || err == -ENOENT) {
+		r->error[0] = '\0';
+		return 0;
+	}
+	return err;
+}

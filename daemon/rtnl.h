@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rtnetlink through libmnl: the link, address and route changes the daemon
+ * makes (its TUN device and the routes through it), and the questions it asks
+ * about interfaces. Every call is synchronous and checks the kernel's ack.
+ */
+#ifndef WB_RTNL_H
+#define WB_RTNL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config.h"
+
+struct wb_rtnl;
+
+/* 0 or -errno. */
+int wb_rtnl_open(struct wb_rtnl **out);
+void wb_rtnl_close(struct wb_rtnl *r);
+
+/*
+ * The kernel's extended-ack message for the last failed request ("" if it
+ * gave none), for error messages.
+ */
+const char *wb_rtnl_error(const struct wb_rtnl *r);
+
+/* Interface index and MTU of a named interface: -ENODEV if it does not exist. */
+int wb_rtnl_link_get(struct wb_rtnl *r, const char *ifname, int *ifindex, uint32_t *mtu);
+
+/* Sets the MTU (0: leave it) and brings the link up or down. */
+int wb_rtnl_link_set(struct wb_rtnl *r, int ifindex, uint32_t mtu, bool up);
+
+/* Adds an address with its prefix length (an address already there is fine). */
+int wb_rtnl_addr_add(struct wb_rtnl *r, int ifindex, const struct wb_prefix *p);
+
+/*
+ * Adds or removes a route to dst through the interface (no gateway: the TUN
+ * device is point to point), in a routing table (0: main) with a metric.
+ * Adding a route that exists is fine; removing one that is gone is fine.
+ */
+int wb_rtnl_route_add(struct wb_rtnl *r, int ifindex, const struct wb_prefix *dst, uint32_t table, uint32_t metric);
+int wb_rtnl_route_del(struct wb_rtnl *r, int ifindex, const struct wb_prefix *dst, uint32_t table, uint32_t metric);
+
+#endif
