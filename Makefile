@@ -36,6 +36,13 @@ Q := @
 quiet = @printf '  %-6s %s\n' $(1) $(2);
 endif
 
+# The protocol library (pure), the daemon's modules, the daemon and its CLI.
+LIB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard lib/*.c))
+DAEMON_MAIN := daemon/main.c
+DAEMON_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out $(DAEMON_MAIN),$(wildcard daemon/*.c)))
+SYS_LIBS := -lcrypto -lconfig -lmnl
+INCLUDES := -Ilib -Idaemon -Itools/linkem
+
 # The link emulator: pure model (unit tested, fuzzed, reused by the simulator) and its I/O.
 LINKEM_PURE := units trace loss shaper linkdir args
 LINKEM_IO := pool pktio linkem
@@ -46,15 +53,29 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/unit/%)
 FUZZERS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 REPLAY_BINS := $(FUZZERS:%=$(BUILD)/tests/fuzz/replay_%)
+# Small programs the namespace tests drive (tests/tools/*.c).
+TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(wildcard tests/tools/*.c))
 
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
-.PHONY: all deps check check-unit check-netns demo bench fuzz install clean unit-bins replay-bins
-all: $(BUILD)/bin/linkem
+.PHONY: all deps check check-unit check-netns demo bench fuzz install clean unit-bins replay-bins tool-bins
+all: $(BUILD)/bin/linkem $(if $(wildcard $(DAEMON_MAIN)),$(BUILD)/bin/wanbondd)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
-	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) $(INCLUDES) -c -o $@ $<
+
+$(BUILD)/libwanbond.a: $(LIB_OBJ)
+	@rm -f $@
+	$(call quiet,AR,$@)$(AR) rcs $@ $^
+
+$(BUILD)/libwanbondd.a: $(DAEMON_OBJ)
+	@rm -f $@
+	$(call quiet,AR,$@)$(AR) rcs $@ $^
+
+$(BUILD)/bin/wanbondd: $(BUILD)/daemon/main.o $(BUILD)/libwanbondd.a $(BUILD)/libwanbond.a
+	@mkdir -p $(@D)
+	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(SYS_LIBS) -lm
 
 $(BUILD)/bin/linkem: $(LINKEM_OBJ)
 	@mkdir -p $(@D)
@@ -64,19 +85,31 @@ $(BUILD)/liblinkem_model.a: $(LINKEM_PURE_OBJ)
 	@rm -f $@
 	$(call quiet,AR,$@)$(AR) rcs $@ $^
 
-# Unit tests: one binary per module, each linked with cmocka and the pure code.
-$(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(BUILD)/liblinkem_model.a
-	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) -lm
+# Unit tests: one binary per module, each linked with cmocka and all the libraries,
+# and with the test support code (tests/unit/*.c that are not test_*.c).
+TEST_SUPPORT_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out tests/unit/test_%,$(wildcard tests/unit/*.c)))
+TEST_LIBS := $(BUILD)/libtestsupport.a $(BUILD)/libwanbondd.a $(BUILD)/libwanbond.a $(BUILD)/liblinkem_model.a
 
-$(BUILD)/tests/unit/%.o: ALL_CFLAGS += -Itools/linkem -Wno-missing-prototypes
+$(BUILD)/libtestsupport.a: $(TEST_SUPPORT_OBJ)
+	@rm -f $@
+	$(call quiet,AR,$@)$(AR) rcs $@ $^
+
+$(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(TEST_LIBS)
+	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(SYS_LIBS) -lm
+
+$(BUILD)/tests/unit/%.o: ALL_CFLAGS += -Wno-missing-prototypes -Itests/unit
 
 # Replays of the fuzz corpora: the harnesses built with gcc and a plain file-reading main.
-$(BUILD)/tests/fuzz/replay_%: $(BUILD)/tests/fuzz/%.o $(BUILD)/tests/fuzz/replay_main.o $(BUILD)/liblinkem_model.a
-	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ -lm
+$(BUILD)/tests/fuzz/replay_%: $(BUILD)/tests/fuzz/%.o $(BUILD)/tests/fuzz/replay_main.o $(TEST_LIBS)
+	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(SYS_LIBS) -lm
 
-$(BUILD)/tests/fuzz/%.o: ALL_CFLAGS += -Itools/linkem -Wno-missing-prototypes
+$(BUILD)/tests/fuzz/%.o: ALL_CFLAGS += -Wno-missing-prototypes
+
+$(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(TEST_LIBS)
+	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(SYS_LIBS) -lm
 
 unit-bins: $(UNIT_BINS)
+tool-bins: $(TOOL_BINS)
 replay-bins: $(REPLAY_BINS)
 
 deps:
@@ -89,7 +122,7 @@ check: deps
 check-unit: $(UNIT_BINS) $(REPLAY_BINS) $(BUILD)/bin/linkem
 	@tests/run-unit.sh $(BUILD)
 
-check-netns: all
+check-netns: all $(TOOL_BINS)
 	@tests/netns/run.sh $(BUILD)
 
 demo: deps all
@@ -99,11 +132,12 @@ bench: deps all
 	@tests/bench/run.sh $(BUILD)
 
 # libFuzzer needs clang; each harness runs FUZZ_SECONDS on a scratch copy of its corpus.
-FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -Itools/linkem
+FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined $(INCLUDES)
+FUZZ_SOURCES = $(wildcard lib/*.c) $(filter-out $(DAEMON_MAIN),$(wildcard daemon/*.c)) $(patsubst %,tools/linkem/%.c,$(LINKEM_PURE))
 fuzz: deps
 	@mkdir -p $(BUILD)/fuzz
 	@set -e; for f in $(FUZZERS); do \
-		clang $(FUZZ_CFLAGS) -o $(BUILD)/fuzz/$$f tests/fuzz/$$f.c $(patsubst %,tools/linkem/%.c,$(LINKEM_PURE)) -lm; \
+		clang $(FUZZ_CFLAGS) -o $(BUILD)/fuzz/$$f tests/fuzz/$$f.c $(FUZZ_SOURCES) $(SYS_LIBS) -lm; \
 		rm -rf $(BUILD)/fuzz/$$f.corpus; mkdir -p $(BUILD)/fuzz/$$f.corpus; \
 		cp tests/fuzz/corpus/$$f/* $(BUILD)/fuzz/$$f.corpus/ 2>/dev/null || true; \
 		echo "fuzz: $$f for $(FUZZ_SECONDS)s"; \
@@ -114,6 +148,7 @@ fuzz: deps
 install: all
 	install -d $(DESTDIR)$(BINDIR)
 	install -m 0755 $(BUILD)/bin/linkem $(DESTDIR)$(BINDIR)/linkem
+	$(if $(wildcard $(DAEMON_MAIN)),install -d $(DESTDIR)$(SBINDIR) && install -m 0755 $(BUILD)/bin/wanbondd $(DESTDIR)$(SBINDIR)/wanbondd)
 
 clean:
 	rm -rf $(BUILD)

@@ -24,7 +24,7 @@ stage() {
 	return 0
 }
 
-stage "build" $MAKE -s all unit-bins replay-bins
+stage "build" $MAKE -s all unit-bins replay-bins tool-bins
 stage "unit tests" $MAKE -s check-unit
 stage "unit tests, ASan+UBSan" $MAKE -s check-unit BUILD=build/san SAN=1
 stage "namespace tests" tests/netns/run.sh build

@@ -9,6 +9,9 @@ PACKAGES="
 gcc             build
 make            build
 pkg-config      build
+libssl-dev      build: OpenSSL 3 (crypto)
+libconfig-dev   build: the configuration file
+libmnl-dev      build: netlink
 libcmocka-dev   unit tests
 clang           fuzz harnesses (libFuzzer)
 libclang-rt-14-dev  fuzz harnesses (libFuzzer runtime)

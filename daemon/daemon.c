@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: MIT
+#include "daemon.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/random.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tun.h"
+
+#define TUN_READS_PER_WAKEUP 64
+#define SOCK_READS_PER_WAKEUP 4
+#define REOPEN_INTERVAL_NS (5ULL * 1000000000ULL)
+#define DEFAULT_UPLINK_MTU 1500
+
+/* ---- the library's callbacks ----------------------------------------------- */
+
+static void op_send(void *ctx, unsigned sock, const struct wb_endpoint *to, const uint8_t *data, size_t len)
+{
+	struct daemon *d = ctx;
+
+	if ((int)sock < d->n_socks && d->socks[sock].open)
+		udp_queue(&d->socks[sock].udp, to, data, len);
+}
+
+static void op_deliver(void *ctx, struct wb_bond *b, const uint8_t *ip, size_t len)
+{
+	struct bond_ctx *bc = wb_bond_user(b);
+
+	(void)ctx;
+	if (write(bc->tun.fd, ip, len) == (ssize_t)len)
+		return;
+	bc->tun_write_errors++;
+	if (log_allowed(&bc->write_limit, loop_now()))
+		log_line(LOG_LVL_WARNING, bc->conf->name, NULL, "writing to %s failed: %s", bc->tun_name, strerror(errno));
+}
+
+static void op_random(void *ctx, void *buf, size_t len)
+{
+	uint8_t *p = buf;
+
+	(void)ctx;
+	while (len) {
+		ssize_t n = getrandom(p, len, 0);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			log_line(LOG_LVL_ERR, NULL, NULL, "getrandom failed: %s", strerror(errno));
+			abort(); /* no randomness, no keys: nothing safe is left to do */
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+}
+
+static void op_log(void *ctx, enum wb_log_level level, const char *bond, const char *uplink, const char *msg)
+{
+	(void)ctx;
+	log_line((int)level, bond, uplink, "%s", msg);
+}
+
+static const struct wb_device_ops daemon_ops = {
+	.send = op_send, .deliver = op_deliver, .random = op_random, .log = op_log,
+};
+
+/* ---- events ------------------------------------------------------------------ */
+
+static void flush_sockets(struct daemon *d)
+{
+	for (int i = 0; i < d->n_socks; i++)
+		if (d->socks[i].udp.tx_n)
+			udp_flush(&d->socks[i].udp);
+}
+
+static void on_tun(struct loop_fd *f, uint32_t events)
+{
+	struct bond_ctx *bc = container_of(f, struct bond_ctx, tun);
+	uint8_t *ip = bc->buf + WB_SEND_HEADROOM;
+	uint64_t now = loop_now();
+
+	(void)events;
+	for (int i = 0; i < TUN_READS_PER_WAKEUP; i++) {
+		ssize_t n = read(f->fd, ip, bc->mtu);
+
+		if (n <= 0) {
+			if (n < 0 && errno != EAGAIN && errno != EINTR)
+				bc->tun_read_errors++;
+			break;
+		}
+		wb_bond_send_ip(bc->bond, now, ip, (size_t)n);
+	}
+	flush_sockets(bc->d);
+}
+
+static void on_socket(struct loop_fd *f, uint32_t events)
+{
+	struct sock_ctx *sc = container_of(f, struct sock_ctx, udp.lfd);
+	struct daemon *d = sc->d;
+	struct udp_rx rx;
+
+	(void)events;
+	for (int round = 0; round < SOCK_READS_PER_WAKEUP; round++) {
+		uint64_t now;
+		int rc = udp_recv(&sc->udp, &rx);
+
+		if (rc < 0 && log_allowed(&sc->error_limit, loop_now()))
+			log_line(LOG_LVL_WARNING, NULL, sc->conf ? sc->conf->name : NULL, "receive failed: %s", strerror(-rc));
+		if (rc < 0 || !rx.n)
+			break;
+		now = loop_now();
+		for (int i = 0; i < rx.n; i++)
+			wb_device_receive(d->dev, now, sc->udp.index, &rx.from[i], rx.buf[i], rx.len[i]);
+		if (rx.n < UDP_BATCH)
+			break;
+	}
+	flush_sockets(d);
+}
+
+static void on_signal(struct loop_fd *f, uint32_t events)
+{
+	struct daemon *d = container_of(f, struct daemon, loop.signals);
+	struct signalfd_siginfo si;
+
+	(void)events;
+	while (read(f->fd, &si, sizeof(si)) == sizeof(si)) {
+		switch (si.ssi_signo) {
+		case SIGUSR1:
+			status_log(d);
+			break;
+		case SIGHUP:
+			log_line(LOG_LVL_NOTICE, NULL, NULL, "SIGHUP: reloading the configuration is not supported yet");
+			break;
+		default:
+			log_line(LOG_LVL_NOTICE, NULL, NULL, "%s: stopping", strsignal((int)si.ssi_signo));
+			d->loop.stop = true;
+		}
+	}
+}
+
+/* ---- uplink sockets (client) --------------------------------------------------- */
+
+static int open_uplink(struct daemon *d, int i, uint64_t now)
+{
+	struct sock_ctx *sc = &d->socks[i];
+	char what[sizeof(sc->why)];
+	int rc;
+
+	rc = udp_open_uplink(&sc->udp, sc->conf, d->cfg.server.ss_family, what, sizeof(what));
+	if (rc) {
+		/* Say it once per reason, not at every retry. */
+		if (strcmp(what, sc->why))
+			log_line(LOG_LVL_WARNING, d->cfg.name, sc->conf->name, "%s; the uplink stays down until it can open",
+				 what);
+		snprintf(sc->why, sizeof(sc->why), "%s", what);
+		return rc;
+	}
+	sc->udp.lfd.cb = on_socket;
+	rc = loop_add(&d->loop, &sc->udp.lfd, EPOLLIN);
+	if (rc) {
+		udp_close(&sc->udp);
+		return rc;
+	}
+	sc->open = true;
+	sc->why[0] = 0;
+	log_line(LOG_LVL_INFO, d->cfg.name, sc->conf->name, "socket open");
+	wb_bond_set_uplink_available(d->bonds[0].bond, (unsigned)i, true, now);
+	return 0;
+}
+
+/* Uplinks whose interface or address was missing get another chance now and then. */
+static void reopen_uplinks(struct daemon *d, uint64_t now)
+{
+	if (d->cfg.role != WB_ROLE_CLIENT || now < d->next_reopen_ns)
+		return;
+	d->next_reopen_ns = UINT64_MAX;
+	for (int i = 0; i < d->n_socks; i++) {
+		if (!d->socks[i].open && open_uplink(d, i, now))
+			d->next_reopen_ns = now + REOPEN_INTERVAL_NS;
+	}
+}
+
+static uint64_t prepare(struct loop *l)
+{
+	struct daemon *d = container_of(l, struct daemon, loop);
+	uint64_t now = loop_now(), due;
+
+	reopen_uplinks(d, now);
+	if (wb_device_next_deadline(d->dev) <= now)
+		wb_device_tick(d->dev, now);
+	flush_sockets(d);
+	due = wb_device_next_deadline(d->dev);
+	return due < d->next_reopen_ns ? due : d->next_reopen_ns;
+}
+
+/* ---- setup --------------------------------------------------------------------- */
+
+static void timers_from_config(struct wb_timers *t, const struct wb_conf_timers *c)
+{
+	*t = WB_TIMERS_DEFAULT;
+	t->probe_interval_ns = (uint64_t)c->probe_interval_ms * 1000000ULL;
+	t->uplink_timeout_ns = (uint64_t)c->uplink_timeout_ms * 1000000ULL;
+	t->handshake_retry_ns = (uint64_t)c->handshake_retry_ms * 1000000ULL;
+	t->rekey_after_ns = (uint64_t)c->rekey_after_seconds * 1000000000ULL;
+	/* A session lives a minute past its renewal time, as WireGuard's 120 and 180 s. */
+	t->reject_after_ns = t->rekey_after_ns + 60ULL * 1000000000ULL;
+	t->rekey_after_messages = c->rekey_after_messages;
+}
+
+static uint64_t wall_offset(void)
+{
+	struct timespec real;
+
+	clock_gettime(CLOCK_REALTIME, &real);
+	return (uint64_t)real.tv_sec * 1000000000ULL + (uint64_t)real.tv_nsec - loop_now();
+}
+
+static int create_device(struct daemon *d)
+{
+	struct wb_device_params p = {
+		.server = d->cfg.role == WB_ROLE_SERVER,
+		.cipher = d->cfg.cipher,
+		.wall_offset_ns = wall_offset(),
+	};
+	int rc;
+
+	memcpy(p.private_key, d->cfg.private_key, WB_KEY_LEN);
+	timers_from_config(&p.timers, &d->cfg.timers);
+	rc = wb_device_new(&d->dev, &p, &daemon_ops, d);
+	wb_wipe(p.private_key, sizeof(p.private_key));
+	wb_wipe(d->cfg.private_key, sizeof(d->cfg.private_key));
+	if (rc)
+		log_line(LOG_LVL_ERR, NULL, NULL, "%s: the private key is not usable", d->cfg.path);
+	return rc;
+}
+
+/* The inner MTU: the smallest uplink MTU less what the tunnel adds to each packet. */
+static uint32_t auto_mtu(struct daemon *d)
+{
+	uint32_t smallest = DEFAULT_UPLINK_MTU;
+
+	for (int i = 0; i < d->cfg.n_uplinks; i++) {
+		uint32_t mtu;
+		int ifindex;
+
+		if (d->cfg.uplinks[i].interface[0] &&
+		    !wb_rtnl_link_get(d->rtnl, d->cfg.uplinks[i].interface, &ifindex, &mtu) && mtu < smallest)
+			smallest = mtu;
+	}
+	return smallest - WB_TUNNEL_OVERHEAD;
+}
+
+static int configure_tun(struct daemon *d, struct bond_ctx *bc)
+{
+	const struct wb_conf_tun *t = &bc->conf->tun;
+	uint32_t mtu;
+	int rc;
+
+	rc = wb_rtnl_link_get(d->rtnl, bc->tun_name, &bc->tun_ifindex, &mtu);
+	if (!rc)
+		rc = wb_rtnl_link_set(d->rtnl, bc->tun_ifindex, bc->mtu, true);
+	for (int i = 0; !rc && i < t->n_address; i++)
+		rc = wb_rtnl_addr_add(d->rtnl, bc->tun_ifindex, &t->address[i]);
+	/* Routes need the link up: they come last. */
+	for (int i = 0; !rc && i < bc->conf->n_routes; i++) {
+		rc = wb_rtnl_route_add(d->rtnl, bc->tun_ifindex, &bc->conf->routes[i], 0, 0);
+		if (!rc)
+			bc->routes_added++;
+	}
+	if (rc)
+		log_line(LOG_LVL_ERR, bc->conf->name, NULL, "configuring %s: %s%s%s", bc->tun_name, strerror(-rc),
+			 *wb_rtnl_error(d->rtnl) ? ": " : "", wb_rtnl_error(d->rtnl));
+	return rc;
+}
+
+static void bond_params(struct daemon *d, const struct wb_conf_peer *peer, struct bond_ctx *bc, struct wb_bond_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "%s", peer->name);
+	memcpy(p->public_key, peer->public_key, WB_KEY_LEN);
+	memcpy(p->preshared_key, peer->preshared_key, WB_KEY_LEN);
+	p->user = bc;
+	if (d->cfg.role != WB_ROLE_CLIENT)
+		return;
+	udp_endpoint_from_sockaddr(&p->server, &d->cfg.server);
+	p->n_uplinks = d->cfg.n_uplinks;
+	for (int i = 0; i < d->cfg.n_uplinks; i++) {
+		snprintf(p->uplinks[i].name, sizeof(p->uplinks[i].name), "%s", d->cfg.uplinks[i].name);
+		p->uplinks[i].backup = d->cfg.uplinks[i].backup;
+		p->uplinks[i].weight = (uint16_t)d->cfg.uplinks[i].weight;
+	}
+}
+
+static int start_bond(struct daemon *d, int i)
+{
+	struct bond_ctx *bc = &d->bonds[i];
+	struct wb_bond_params p;
+	int rc, fd;
+
+	bc->d = d;
+	bc->conf = &d->cfg.peers[i];
+	bc->tun.fd = -1;
+	bc->mtu = bc->conf->tun.mtu ? bc->conf->tun.mtu : auto_mtu(d);
+	bc->buf = malloc(WB_SEND_HEADROOM + bc->mtu + WB_SEND_TAILROOM);
+	if (!bc->buf)
+		return -ENOMEM;
+	bond_params(d, bc->conf, bc, &p);
+	rc = wb_device_add_bond(d->dev, &p, &bc->bond);
+	if (rc) {
+		log_line(LOG_LVL_ERR, bc->conf->name, NULL, "cannot create the bond: %s", strerror(-rc));
+		return rc;
+	}
+	fd = tun_open(bc->conf->tun.name, bc->tun_name);
+	if (fd < 0) {
+		log_line(LOG_LVL_ERR, bc->conf->name, NULL, "cannot create TUN device %s: %s", bc->conf->tun.name,
+			 strerror(-fd));
+		return fd;
+	}
+	bc->tun = (struct loop_fd){ .fd = fd, .cb = on_tun };
+	rc = configure_tun(d, bc);
+	if (!rc)
+		rc = loop_add(&d->loop, &bc->tun, EPOLLIN);
+	if (!rc)
+		log_line(LOG_LVL_NOTICE, bc->conf->name, NULL, "%s up, mtu %u", bc->tun_name, bc->mtu);
+	return rc;
+}
+
+/* Datagrams are at most the largest inner MTU plus the tunnel's bytes. */
+static uint32_t datagram_slot(const struct daemon *d)
+{
+	uint32_t largest = DEFAULT_UPLINK_MTU;
+
+	for (int i = 0; i < d->cfg.n_peers; i++)
+		if (d->cfg.peers[i].tun.mtu > largest)
+			largest = d->cfg.peers[i].tun.mtu;
+	return largest + WB_TUNNEL_OVERHEAD + 64;
+}
+
+static int start_sockets(struct daemon *d)
+{
+	uint32_t slot = datagram_slot(d);
+	int rc;
+
+	d->n_socks = d->cfg.role == WB_ROLE_CLIENT ? d->cfg.n_uplinks : 1;
+	for (int i = 0; i < d->n_socks; i++) {
+		d->socks[i].d = d;
+		d->socks[i].conf = d->cfg.role == WB_ROLE_CLIENT ? &d->cfg.uplinks[i] : NULL;
+		rc = udp_init(&d->socks[i].udp, (unsigned)i, slot);
+		if (rc)
+			return rc;
+	}
+	if (d->cfg.role == WB_ROLE_CLIENT) {
+		d->next_reopen_ns = 0; /* opened by the first pass of the loop, bond in place */
+		return 0;
+	}
+	rc = udp_open_server(&d->socks[0].udp, &d->cfg.listen, d->socks[0].why, sizeof(d->socks[0].why));
+	if (rc) {
+		log_line(LOG_LVL_ERR, d->cfg.name, NULL, "%s", d->socks[0].why);
+		return rc;
+	}
+	d->socks[0].udp.lfd.cb = on_socket;
+	d->socks[0].open = true;
+	d->next_reopen_ns = UINT64_MAX;
+	return loop_add(&d->loop, &d->socks[0].udp.lfd, EPOLLIN);
+}
+
+int daemon_start(struct daemon *d)
+{
+	static const int signals[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1, 0 };
+	int rc;
+
+	d->started_ns = loop_now();
+	rc = loop_init(&d->loop, signals);
+	if (!rc) {
+		d->loop.signals.cb = on_signal;
+		rc = loop_add(&d->loop, &d->loop.signals, EPOLLIN);
+	}
+	if (rc) {
+		log_line(LOG_LVL_ERR, NULL, NULL, "cannot set up the event loop: %s", strerror(-rc));
+		return rc;
+	}
+	rc = wb_rtnl_open(&d->rtnl);
+	if (rc) {
+		log_line(LOG_LVL_ERR, NULL, NULL, "cannot open rtnetlink: %s", strerror(-rc));
+		return rc;
+	}
+	rc = create_device(d);
+	if (!rc)
+		rc = start_sockets(d);
+	for (int i = 0; !rc && i < d->cfg.n_peers; i++) {
+		rc = start_bond(d, i);
+		d->n_bonds = i + 1;
+	}
+	if (!rc)
+		log_line(LOG_LVL_NOTICE, d->cfg.name, NULL, "%s started, %d %s", d->cfg.role == WB_ROLE_CLIENT ? "client" : "server",
+			 d->cfg.role == WB_ROLE_CLIENT ? d->cfg.n_uplinks : d->cfg.n_peers,
+			 d->cfg.role == WB_ROLE_CLIENT ? "uplinks" : "peers");
+	return rc;
+}
+
+int daemon_run(struct daemon *d)
+{
+	int rc = loop_run(&d->loop, prepare);
+
+	if (rc)
+		log_line(LOG_LVL_ERR, NULL, NULL, "event loop: %s", strerror(-rc));
+	return rc;
+}
+
+static void stop_bond(struct daemon *d, struct bond_ctx *bc)
+{
+	for (int i = 0; i < bc->routes_added; i++)
+		wb_rtnl_route_del(d->rtnl, bc->tun_ifindex, &bc->conf->routes[i], 0, 0);
+	if (bc->tun.fd >= 0) {
+		loop_del(&d->loop, &bc->tun);
+		close(bc->tun.fd); /* the device goes with its last descriptor */
+	}
+	free(bc->buf);
+}
+
+void daemon_stop(struct daemon *d)
+{
+	uint64_t now = loop_now();
+
+	for (int i = 0; i < d->n_bonds; i++)
+		if (d->bonds[i].bond)
+			wb_bond_close(d->bonds[i].bond, now);
+	flush_sockets(d);
+	for (int i = d->n_bonds - 1; i >= 0; i--)
+		stop_bond(d, &d->bonds[i]);
+	for (int i = d->n_socks - 1; i >= 0; i--)
+		udp_free(&d->socks[i].udp);
+	wb_device_free(d->dev);
+	if (d->rtnl)
+		wb_rtnl_close(d->rtnl);
+	loop_close(&d->loop);
+}

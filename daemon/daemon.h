@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The daemon's context: one per process, no other mutable globals. It joins
+ * the protocol library (a wb_device) to the system: TUN devices, UDP
+ * sockets, rtnetlink, the event loop.
+ */
+#ifndef WB_DAEMON_H
+#define WB_DAEMON_H
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "log.h"
+#include "loop.h"
+#include "rtnl.h"
+#include "udp.h"
+#include "wanbond.h"
+
+/* A bond's side in the daemon: its TUN device. */
+struct bond_ctx {
+	struct daemon *d;
+	struct wb_bond *bond;
+	const struct wb_conf_peer *conf;
+	struct loop_fd tun;
+	char tun_name[IFNAMSIZ];
+	int tun_ifindex;
+	uint32_t mtu;
+	uint8_t *buf;  /* one packet read from TUN, with the library's headroom and tailroom */
+	uint64_t tun_write_errors, tun_read_errors;
+	struct log_limit write_limit;
+	int routes_added;
+};
+
+/* A socket: a client uplink's, or the server's one. */
+struct sock_ctx {
+	struct daemon *d;
+	struct udp_sock udp;
+	const struct wb_conf_uplink *conf; /* NULL on a server */
+	bool open;
+	char why[128];                     /* why it is not open */
+	struct log_limit error_limit;
+};
+
+struct daemon {
+	struct wb_config cfg;
+	struct loop loop;
+	struct wb_device *dev;
+	struct wb_rtnl *rtnl;
+	struct bond_ctx bonds[WB_MAX_PEERS];
+	int n_bonds;
+	struct sock_ctx socks[WB_MAX_UPLINKS];
+	int n_socks;
+	uint64_t next_reopen_ns; /* client: when to try again to open missing uplink sockets */
+	uint64_t started_ns;
+};
+
+/* Builds everything from d->cfg (loaded); on error says what and returns -errno. */
+int daemon_start(struct daemon *d);
+int daemon_run(struct daemon *d);
+/* Tears down in reverse: tells peers, removes routes, closes devices and sockets. */
+void daemon_stop(struct daemon *d);
+
+/* status.c: every counter in the log (SIGUSR1). */
+void status_log(const struct daemon *d);
+
+#endif

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Every counter, as log lines (SIGUSR1), until the control socket and its
+ * CLI give them a better home.
+ */
+#include <inttypes.h>
+
+#include "daemon.h"
+#include "uplink.h"
+
+static void log_uplink(const struct bond_ctx *bc, const struct wb_uplink *u)
+{
+	const struct wb_uplink_counters *c = &u->c;
+	char ep[WB_ENDPOINT_STRLEN];
+
+	wb_endpoint_format(ep, &u->endpoint);
+	log_line(LOG_LVL_NOTICE, bc->conf->name, u->name,
+		 "%s%s, endpoint %s, rtt %.1f ms (min %.1f, var %.1f), loss %.2f%%, weight %u; "
+		 "tx %" PRIu64 " pkts %" PRIu64 " B (%" PRIu64 " IP), rx %" PRIu64 " pkts %" PRIu64 " B (%" PRIu64
+		 " IP), probes %" PRIu64 "/%" PRIu64 " answered, endpoint changes %" PRIu64 ", went down %" PRIu64,
+		 wb_uplink_state_name(u->state), u->backup ? " (backup)" : "", ep, u->rtt.srtt_ns / 1e6,
+		 u->rtt.min_ns / 1e6, u->rtt.rttvar_ns / 1e6, u->loss_ppm / 1e4, u->weight, c->tx_packets, c->tx_bytes,
+		 c->tx_ip_packets, c->rx_packets, c->rx_bytes, c->rx_ip_packets, c->probe_acks, c->probes_sent,
+		 c->endpoint_changes, c->went_down);
+}
+
+static void log_bond(const struct bond_ctx *bc)
+{
+	const struct wb_bond_counters *c = wb_bond_counters(bc->bond);
+
+	log_line(LOG_LVL_NOTICE, bc->conf->name, NULL,
+		 "%s, %s; from tun %" PRIu64 " pkts %" PRIu64 " B, to tun %" PRIu64 " pkts %" PRIu64
+		 " B; drops: no session %" PRIu64 ", no uplink %" PRIu64 ", tun write errors %" PRIu64
+		 "; auth failures %" PRIu64 ", replays %" PRIu64 ", malformed %" PRIu64 "; handshakes sent %" PRIu64
+		 ", completed %" PRIu64 ", refused %" PRIu64 ", rekeys %" PRIu64 ", cookies %" PRIu64 ", closes %" PRIu64,
+		 bc->tun_name, wb_bond_has_session(bc->bond) ? "session up" : "no session", c->tun_rx_packets,
+		 c->tun_rx_bytes, c->tun_tx_packets, c->tun_tx_bytes, c->no_session_drops, c->no_uplink_drops,
+		 bc->tun_write_errors, c->auth_failures, c->replays, c->malformed, c->handshakes_sent,
+		 c->handshakes_completed, c->handshakes_refused, c->rekeys, c->cookies_received, c->closes_received);
+	for (unsigned i = 0; i < WB_MAX_UPLINKS; i++) {
+		const struct wb_uplink *u = wb_bond_uplink(bc->bond, i);
+
+		if (u)
+			log_uplink(bc, u);
+	}
+}
+
+static void log_socket(const struct daemon *d, const struct sock_ctx *sc)
+{
+	const struct udp_sock *s = &sc->udp;
+
+	log_line(LOG_LVL_NOTICE, d->cfg.name, sc->conf ? sc->conf->name : NULL,
+		 "socket %s%s: receive buffer overflows %" PRIu32 ", truncated %" PRIu64 ", send drops %" PRIu64
+		 ", send errors %" PRIu64,
+		 sc->open ? "open" : "closed: ", sc->open ? "" : sc->why, s->rx_overflows, s->rx_truncated, s->tx_dropped,
+		 s->tx_errors);
+}
+
+void status_log(const struct daemon *d)
+{
+	const struct wb_device_counters *c = wb_device_counters(d->dev);
+
+	log_line(LOG_LVL_NOTICE, d->cfg.name, NULL,
+		 "datagrams %" PRIu64 ", short or unknown %" PRIu64 ", unknown index %" PRIu64 ", bad mac1 %" PRIu64
+		 ", unknown peer %" PRIu64 ", under load %" PRIu64 ", cookie replies %" PRIu64,
+		 c->rx_datagrams, c->short_or_unknown, c->unknown_index, c->bad_mac1, c->unknown_peer, c->under_load,
+		 c->cookie_replies_sent);
+	for (int i = 0; i < d->n_socks; i++)
+		log_socket(d, &d->socks[i]);
+	for (int i = 0; i < d->n_bonds; i++)
+		if (d->bonds[i].bond)
+			log_bond(&d->bonds[i]);
+}

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: MIT
+#define _GNU_SOURCE
+#include "udp.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const uint8_t v4_mapped_prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+int udp_init(struct udp_sock *s, unsigned index, uint32_t slot)
+{
+	memset(s, 0, sizeof(*s));
+	s->lfd.fd = -1;
+	s->index = index;
+	s->slot = slot;
+	s->tx_bufs = malloc((size_t)UDP_BATCH * slot);
+	s->rx_bufs = malloc((size_t)UDP_BATCH * slot);
+	if (!s->tx_bufs || !s->rx_bufs) {
+		udp_free(s);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void udp_free(struct udp_sock *s)
+{
+	udp_close(s);
+	free(s->tx_bufs);
+	free(s->rx_bufs);
+	s->tx_bufs = s->rx_bufs = NULL;
+}
+
+void udp_close(struct udp_sock *s)
+{
+	if (s->lfd.fd >= 0)
+		close(s->lfd.fd);
+	s->lfd.fd = -1;
+	s->tx_n = 0;
+}
+
+void udp_endpoint_from_sockaddr(struct wb_endpoint *e, const struct sockaddr_storage *ss)
+{
+	memset(e, 0, sizeof(*e));
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)ss;
+
+		e->family = 4;
+		e->port = ntohs(in->sin_port);
+		memcpy(e->addr, &in->sin_addr, 4);
+	} else if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)ss;
+
+		e->port = ntohs(in6->sin6_port);
+		/* An IPv4 client on the dual-stack server socket is an IPv4 endpoint. */
+		if (!memcmp(&in6->sin6_addr, v4_mapped_prefix, sizeof(v4_mapped_prefix))) {
+			e->family = 4;
+			memcpy(e->addr, (const uint8_t *)&in6->sin6_addr + 12, 4);
+		} else {
+			e->family = 6;
+			memcpy(e->addr, &in6->sin6_addr, 16);
+		}
+	}
+}
+
+socklen_t udp_sockaddr_from_endpoint(struct sockaddr_storage *ss, const struct wb_endpoint *e, int family)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (family == AF_INET) {
+		struct sockaddr_in *in = (struct sockaddr_in *)ss;
+
+		in->sin_family = AF_INET;
+		in->sin_port = htons(e->port);
+		memcpy(&in->sin_addr, e->addr, 4);
+		return sizeof(*in);
+	}
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+
+	in6->sin6_family = AF_INET6;
+	in6->sin6_port = htons(e->port);
+	if (e->family == 4) {
+		memcpy(&in6->sin6_addr, v4_mapped_prefix, sizeof(v4_mapped_prefix));
+		memcpy((uint8_t *)&in6->sin6_addr + 12, e->addr, 4);
+	} else {
+		memcpy(&in6->sin6_addr, e->addr, 16);
+	}
+	return sizeof(*in6);
+}
+
+/* Large buffers (FORCE passes the sysctl limits as root), and the kernel's drop count with each read. */
+static void tune(int fd)
+{
+	int size = UDP_SOCKET_BUFFER, one = 1;
+
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)))
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+	setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one));
+}
+
+/* "doing: the error", and the socket closed. */
+static int fail(int fd, char *what, size_t whatlen, const char *doing, const char *arg)
+{
+	int err = -errno;
+
+	snprintf(what, whatlen, "%s%s: %s", doing, arg, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
+int udp_open_uplink(struct udp_sock *s, const struct wb_conf_uplink *u, int family, char *what, size_t whatlen)
+{
+	int fd = socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	char addr[INET6_ADDRSTRLEN] = "";
+
+	if (fd < 0)
+		return fail(fd, what, whatlen, "cannot create a socket", "");
+	if (u->interface[0] && setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, u->interface, (socklen_t)strlen(u->interface))) {
+		if (errno == ENODEV) {
+			snprintf(what, whatlen, "interface %s does not exist", u->interface);
+			close(fd);
+			return -ENODEV;
+		}
+		return fail(fd, what, whatlen, "cannot bind to interface ", u->interface);
+	}
+	if (u->has_fwmark && setsockopt(fd, SOL_SOCKET, SO_MARK, &u->fwmark, sizeof(u->fwmark)))
+		return fail(fd, what, whatlen, "cannot set the firewall mark", "");
+	if (u->source.ss_family != AF_UNSPEC) {
+		struct sockaddr_storage src;
+		struct wb_endpoint e;
+		socklen_t len;
+
+		udp_endpoint_from_sockaddr(&e, &u->source);
+		len = udp_sockaddr_from_endpoint(&src, &e, family);
+		inet_ntop(e.family == 4 ? AF_INET : AF_INET6, e.addr, addr, sizeof(addr));
+		if (bind(fd, (struct sockaddr *)&src, len))
+			return fail(fd, what, whatlen, "cannot bind to ", addr);
+	}
+	tune(fd);
+	s->family = family;
+	s->lfd.fd = fd;
+	return 0;
+}
+
+int udp_open_server(struct udp_sock *s, const struct sockaddr_storage *listen, char *what, size_t whatlen)
+{
+	int family = listen->ss_family == AF_INET ? AF_INET : AF_INET6;
+	int fd = socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), zero = 0;
+	struct sockaddr_storage addr = *listen;
+	socklen_t len = family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
+
+	if (fd < 0)
+		return fail(fd, what, whatlen, "cannot create a socket", "");
+	if (family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+	addr.ss_family = (sa_family_t)family;
+	if (bind(fd, (struct sockaddr *)&addr, len))
+		return fail(fd, what, whatlen, "cannot bind the listening socket", "");
+	tune(fd);
+	s->family = family;
+	s->lfd.fd = fd;
+	return 0;
+}
+
+void udp_queue(struct udp_sock *s, const struct wb_endpoint *to, const uint8_t *data, size_t len)
+{
+	if (s->lfd.fd < 0 || len > s->slot) {
+		s->tx_dropped++;
+		return;
+	}
+	memcpy(s->tx_bufs + (size_t)s->tx_n * s->slot, data, len);
+	s->tx_len[s->tx_n] = (uint16_t)len;
+	udp_sockaddr_from_endpoint(&s->tx_to[s->tx_n], to, s->family);
+	if (++s->tx_n == UDP_BATCH)
+		udp_flush(s);
+}
+
+void udp_flush(struct udp_sock *s)
+{
+	struct mmsghdr msgs[UDP_BATCH];
+	struct iovec iov[UDP_BATCH];
+	socklen_t alen = s->family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
+	int done = 0;
+
+	for (int i = 0; i < s->tx_n; i++) {
+		iov[i] = (struct iovec){ s->tx_bufs + (size_t)i * s->slot, s->tx_len[i] };
+		msgs[i] = (struct mmsghdr){ .msg_hdr = { .msg_name = &s->tx_to[i], .msg_namelen = alen,
+							  .msg_iov = &iov[i], .msg_iovlen = 1 } };
+	}
+	while (done < s->tx_n) {
+		int rc = sendmmsg(s->lfd.fd, msgs + done, (unsigned)(s->tx_n - done), MSG_DONTWAIT);
+
+		if (rc > 0) {
+			done += rc;
+			continue;
+		}
+		/* This datagram is lost, as on a full or failed link; the batch goes on. */
+		s->last_tx_errno = errno;
+		if (errno == EAGAIN || errno == ENOBUFS)
+			s->tx_dropped++;
+		else
+			s->tx_errors++;
+		done++;
+	}
+	s->tx_n = 0;
+}
+
+/* The kernel's cumulative drop count, when a read reports it. */
+static void note_overflows(struct udp_sock *s, struct msghdr *h)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR(h, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL && c->cmsg_len >= CMSG_LEN(sizeof(uint32_t)))
+			memcpy(&s->rx_overflows, CMSG_DATA(c), sizeof(uint32_t));
+}
+
+int udp_recv(struct udp_sock *s, struct udp_rx *rx)
+{
+	struct mmsghdr msgs[UDP_BATCH];
+	struct iovec iov[UDP_BATCH];
+	struct sockaddr_storage from[UDP_BATCH];
+	union {
+		char buf[CMSG_SPACE(sizeof(uint32_t))];
+		struct cmsghdr align;
+	} control[UDP_BATCH];
+	int got;
+
+	rx->n = 0;
+	for (int i = 0; i < UDP_BATCH; i++) {
+		iov[i] = (struct iovec){ s->rx_bufs + (size_t)i * s->slot, s->slot };
+		msgs[i] = (struct mmsghdr){ .msg_hdr = { .msg_name = &from[i], .msg_namelen = sizeof(from[i]),
+							  .msg_iov = &iov[i], .msg_iovlen = 1,
+							  .msg_control = control[i].buf,
+							  .msg_controllen = sizeof(control[i].buf) } };
+	}
+	got = recvmmsg(s->lfd.fd, msgs, UDP_BATCH, MSG_DONTWAIT, NULL);
+	if (got < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+	for (int i = 0; i < got; i++) {
+		note_overflows(s, &msgs[i].msg_hdr);
+		if (msgs[i].msg_hdr.msg_flags & MSG_TRUNC) {
+			s->rx_truncated++;
+			continue;
+		}
+		rx->buf[rx->n] = iov[i].iov_base;
+		rx->len[rx->n] = (uint16_t)msgs[i].msg_len;
+		udp_endpoint_from_sockaddr(&rx->from[rx->n], &from[i]);
+		rx->n++;
+	}
+	return 0;
+}
