@@ -151,28 +151,43 @@ nt_build_base() {
 	nt_run vps ip addr add "$NT_SERVER_ADDR/32" dev lo
 }
 
-# nt_add_uplink K: router wanK <-> emK (a, b) <-> vps upK. No emulator yet.
+# nt_add_uplink K [ROUTER]: ROUTER's wanK <-> emK (a, b) <-> vps upK. No emulator yet.
 nt_add_uplink() {
-	local k=$1 em="em$1"
+	local k=$1 router=${2:-router} em="em$1"
 	nt_add_ns "$em"
 	# The emulator's own stack must stay silent: no IPv6 autoconfiguration there.
 	nt_run "$em" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-	nt_veth router "wan$k" "$em" a
+	nt_veth "$router" "wan$k" "$em" a
 	nt_veth "$em" b vps "up$k"
-	nt_offloads_off router "wan$k"
+	nt_offloads_off "$router" "wan$k"
 	nt_offloads_off "$em" a
 	nt_offloads_off "$em" b
 	nt_offloads_off vps "up$k"
 	nt_run "$em" ip link set dev a up
 	nt_run "$em" ip link set dev b up
-	nt_run router ip addr add "10.100.$k.1/24" dev "wan$k"
-	nt_run router ip addr add "fd00:100:$k::1/64" dev "wan$k" nodad
-	nt_run router ip link set dev wan$k up
+	nt_run "$router" ip addr add "10.100.$k.1/24" dev "wan$k"
+	nt_run "$router" ip addr add "fd00:100:$k::1/64" dev "wan$k" nodad
+	nt_run "$router" ip link set dev "wan$k" up
 	nt_run vps ip addr add "10.100.$k.2/24" dev "up$k"
 	nt_run vps ip addr add "fd00:100:$k::2/64" dev "up$k" nodad
-	nt_run vps ip link set dev up$k up
-	nt_run router ip route add "$NT_SERVER_ADDR/32" via "10.100.$k.2" dev "wan$k" metric "$k"
+	nt_run vps ip link set dev "up$k" up
+	nt_run "$router" ip route add "$NT_SERVER_ADDR/32" via "10.100.$k.2" dev "wan$k" metric "$k"
 	NT_UPLINKS=$((NT_UPLINKS > k ? NT_UPLINKS : k))
+}
+
+# nt_add_router NAME LAN SUBNET: a second router with its own LAN host, e.g.
+# "router2 lan2 10.3.0": LAN 10.3.0.2/24 behind NAME's lan0 10.3.0.1/24.
+nt_add_router() {
+	local router=$1 lan=$2 net=$3
+	nt_add_ns "$router"
+	nt_add_ns "$lan"
+	nt_run "$router" sysctl -qw net.ipv4.ip_forward=1
+	nt_veth "$lan" eth0 "$router" lan0
+	nt_run "$lan" ip addr add "$net.2/24" dev eth0
+	nt_run "$lan" ip link set dev eth0 up
+	nt_run "$lan" ip route add default via "$net.1"
+	nt_run "$router" ip addr add "$net.1/24" dev lan0
+	nt_run "$router" ip link set dev lan0 up
 }
 
 # nt_topology N: the whole drawing above with N uplinks, emulators not started.
@@ -317,4 +332,90 @@ nt_iperf() {
 	port=$(nt_free_port "$server" "$NT_PORT_BASE")
 	nt_iperf_server "$server" "$addr" "$port"
 	nt_run "$client" iperf3 -J -c "$addr" -p "$port" "$@" 2>/dev/null || true
+}
+
+# ---- wanbond daemons ----------------------------------------------------------
+NT_WANBONDD=${NT_WANBONDD:-$NT_BUILD/bin/wanbondd}
+
+# nt_wb_keys NAME: a key pair in $NT_TMP/NAME.key and NAME.pub.
+nt_wb_keys() {
+	"$NT_WANBONDD" --genkey >"$NT_TMP/$1.key"
+	"$NT_WANBONDD" --pubkey <"$NT_TMP/$1.key" >"$NT_TMP/$1.pub"
+}
+
+# nt_wb_client_conf FILE NAME TUN_ADDR ROUTE UPLINK... : a client config for
+# the bond NAME (keys $NT_TMP/NAME.key, server key $NT_TMP/server.pub), with
+# uplinks given as "name:wanK" or "name:wanK:backup"; extra settings can be
+# appended to FILE afterwards (libconfig takes them in any order).
+nt_wb_client_conf() {
+	local file=$1 name=$2 addr=$3 route=$4 up sep="" list=""; shift 4
+	for up in "$@"; do
+		IFS=: read -r uname ifname flag <<<"$up"
+		local extra=""
+		[ "$flag" = backup ] && extra=" backup = true;"
+		list+="$sep{ name = \"$uname\"; interface = \"$ifname\";$extra }"
+		sep=", "
+	done
+	cat >"$file" <<CONF
+role = "client";
+name = "$name";
+private_key_file = "$NT_TMP/$name.key";
+server = { address = "$NT_SERVER_ADDR"; port = 51820; public_key = "$(cat "$NT_TMP/server.pub")"; };
+tun = { name = "wb-$name"; address = [ "$addr" ]; };
+routes = [ "$route" ];
+uplinks = ( $list );
+CONF
+}
+
+# nt_wb_server_conf FILE PEER... : a server config (key $NT_TMP/server.key),
+# peers given as "name:tun_addr:route" (key $NT_TMP/name.pub).
+nt_wb_server_conf() {
+	local file=$1 p sep="" list=""; shift
+	for p in "$@"; do
+		IFS=: read -r pname paddr proute <<<"$p"
+		list+="$sep{ name = \"$pname\"; public_key = \"$(cat "$NT_TMP/$pname.pub")\"; tun = { name = \"wb-$pname\"; address = [ \"$paddr\" ]; }; routes = [ \"$proute\" ]; }"
+		sep=", "
+	done
+	cat >"$file" <<CONF
+role = "server";
+name = "vps";
+private_key_file = "$NT_TMP/server.key";
+listen = { port = 51820; };
+peers = ( $list );
+CONF
+}
+
+# nt_wb_start NS CONF [ARGS...]: starts wanbondd (log in CONF.log); sets NT_LAST_PID.
+nt_wb_start() {
+	local ns=$1 conf=$2; shift 2
+	nt_bg "$ns" "$conf.log" "$NT_WANBONDD" -c "$conf" "$@"
+}
+
+# nt_wait_log FILE PATTERN [SECONDS]: wait until an extended regex appears in FILE.
+nt_wait_log() {
+	local deadline=$(( $(date +%s%N) + ${3:-10} * 1000000000 ))
+	while [ "$(date +%s%N)" -lt "$deadline" ]; do
+		grep -Eq -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# nt_wb_status PID LOG: asks the daemon for its counters (SIGUSR1) and prints
+# the new status lines once they are all written.
+nt_wb_status() {
+	local pid=$1 log=$2 before after
+	before=$(wc -l <"$log")
+	kill -USR1 "$pid"
+	for _ in $(seq 100); do
+		sleep 0.05
+		after=$(wc -l <"$log")
+		[ "$after" -gt "$before" ] && sleep 0.1 && break
+	done
+	tail -n +"$((before + 1))" "$log" | grep -E 'datagrams [0-9]|socket |tun [0-9]|, session|no session|endpoint .*, rtt'
+}
+
+# nt_wb_field TEXT NAME: the number after NAME in a status text ("replays 3" -> 3).
+nt_wb_field() {
+	grep -oE -- "$2 [0-9]+" <<<"$1" | head -n 1 | awk '{ print $NF }'
 }
