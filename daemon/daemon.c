@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -279,6 +280,27 @@ static int configure_tun(struct daemon *d, struct bond_ctx *bc)
 	return rc;
 }
 
+static void add_allowed(struct wb_bond_params *p, const struct wb_prefix *pre)
+{
+	struct wb_ip_prefix *a;
+
+	if (p->n_allowed == WB_MAX_ALLOWED)
+		return;
+	a = &p->allowed[p->n_allowed++];
+	a->family = pre->family == AF_INET ? 4 : 6;
+	a->len = pre->len;
+	memcpy(a->addr, pre->addr, sizeof(a->addr));
+}
+
+/* A server takes from a router only its routed prefixes and the tunnel's own subnet. */
+static void allowed_sources(const struct wb_conf_peer *peer, struct wb_bond_params *p)
+{
+	for (int i = 0; i < peer->n_routes; i++)
+		add_allowed(p, &peer->routes[i]);
+	for (int i = 0; i < peer->tun.n_address; i++)
+		add_allowed(p, &peer->tun.address[i]);
+}
+
 static void bond_params(struct daemon *d, const struct wb_conf_peer *peer, struct bond_ctx *bc, struct wb_bond_params *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -286,8 +308,10 @@ static void bond_params(struct daemon *d, const struct wb_conf_peer *peer, struc
 	memcpy(p->public_key, peer->public_key, WB_KEY_LEN);
 	memcpy(p->preshared_key, peer->preshared_key, WB_KEY_LEN);
 	p->user = bc;
-	if (d->cfg.role != WB_ROLE_CLIENT)
+	if (d->cfg.role != WB_ROLE_CLIENT) {
+		allowed_sources(peer, p);
 		return;
+	}
 	udp_endpoint_from_sockaddr(&p->server, &d->cfg.server);
 	p->n_uplinks = d->cfg.n_uplinks;
 	for (int i = 0; i < d->cfg.n_uplinks; i++) {

@@ -36,6 +36,8 @@ void wb_bond_init(struct wb_bond *b, struct wb_device *d, const struct wb_bond_p
 	b->user = p->user;
 	snprintf(b->name, sizeof(b->name), "%s", p->name);
 	b->server = p->server;
+	b->n_allowed = p->n_allowed < WB_MAX_ALLOWED ? p->n_allowed : WB_MAX_ALLOWED;
+	memcpy(b->allowed, p->allowed, (size_t)b->n_allowed * sizeof(b->allowed[0]));
 	for (int i = 0; i < p->n_uplinks && i < WB_MAX_UPLINKS; i++) {
 		struct wb_uplink *u = &b->uplinks[i];
 
@@ -152,6 +154,11 @@ static void on_probe_ack(struct wb_bond *b, struct wb_uplink *u, const struct wb
 	/* The echoed time is our own clock; a time ahead of now is not ours to trust. */
 	if (ack->sent_ns > now)
 		return;
+	/* "In a row": an answer after a probe that got none starts the count again. */
+	if (ack->seq != u->answered_seq + 1)
+		u->answers_in_row = 0;
+	if (ack->seq > u->answered_seq)
+		u->answered_seq = ack->seq;
 	u->c.probe_acks++;
 	wb_uplink_note_loss(u, ack->tx_packets, ack->rx_packets);
 	uplink_answered(b, u, now, now - ack->sent_ns);
@@ -194,6 +201,8 @@ static struct wb_uplink *uplink_for_rx(struct wb_bond *b, uint8_t id, const stru
 			u->c.endpoint_changes++;
 		wb_bond_log(b, WB_LOG_INFO, u, "endpoint %s -> %s", was, is);
 		u->endpoint = *from;
+		if (!u->available)
+			u->available_since_ns = now;
 		u->available = true;
 		u->next_probe_ns = now;
 		wb_device_timers_changed(b->dev);
@@ -215,6 +224,10 @@ static bool body_is_valid(const uint8_t *body, size_t len)
 
 static void deliver_ip(struct wb_bond *b, struct wb_uplink *u, const struct wb_frame *f)
 {
+	if (!wb_source_allowed(b->allowed, b->n_allowed, f->ip.data, f->ip.len)) {
+		b->c.source_rejected++;
+		return;
+	}
 	b->c.tun_tx_packets++;
 	b->c.tun_tx_bytes += f->ip.len;
 	u->c.rx_ip_packets++;
@@ -292,10 +305,15 @@ int wb_bond_send_ip(struct wb_bond *b, uint64_t now, uint8_t *ip, size_t len)
 	return rc;
 }
 
-/* Silence: time since the last answer (or since the uplink became available). */
+/* Silence starts at the last answer, or when the uplink could first send; state changes do not restart it. */
+static uint64_t quiet_since(const struct wb_uplink *u)
+{
+	return u->last_answer_ns > u->available_since_ns ? u->last_answer_ns : u->available_since_ns;
+}
+
 static uint64_t silence(const struct wb_uplink *u, uint64_t now)
 {
-	uint64_t since = u->last_answer_ns > u->state_since_ns ? u->last_answer_ns : u->state_since_ns;
+	uint64_t since = quiet_since(u);
 
 	return now > since ? now - since : 0;
 }
@@ -331,7 +349,7 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
 static uint64_t uplink_deadline(const struct wb_bond *b, const struct wb_uplink *u)
 {
 	const struct wb_timers *t = &b->dev->p.timers;
-	uint64_t since = u->last_answer_ns > u->state_since_ns ? u->last_answer_ns : u->state_since_ns;
+	uint64_t since = quiet_since(u);
 	uint64_t due = b->current ? u->next_probe_ns : UINT64_MAX;
 
 	if (u->state == WB_UPLINK_UP)
@@ -383,7 +401,7 @@ void wb_bond_set_uplink_available(struct wb_bond *b, unsigned i, bool available,
 	if (!available) {
 		wb_bond_uplink_transition(b, u, WB_UPLINK_DOWN, now, "no usable socket");
 	} else {
-		u->state_since_ns = now;
+		u->available_since_ns = now;
 		u->next_probe_ns = now;
 	}
 	wb_device_timers_changed(b->dev);

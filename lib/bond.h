@@ -25,7 +25,7 @@ struct wb_bond {
 	void *user;
 
 	struct wb_noise_remote remote;
-	struct wb_cookie_jar cookies;
+	struct wb_cookie_jar cookies; /* server: the macs of its responses (it never holds a cookie) */
 
 	/* Initiator: the handshake in flight (state ZEROED when none). */
 	struct wb_noise_handshake hs;
@@ -40,6 +40,8 @@ struct wb_bond {
 	struct wb_keypair *previous, *current, *next;
 
 	struct wb_endpoint server; /* client: where every uplink sends */
+	int n_allowed;
+	struct wb_ip_prefix allowed[WB_MAX_ALLOWED];
 	struct wb_uplink uplinks[WB_MAX_UPLINKS];
 	struct wb_bond_counters c;
 };
@@ -71,7 +73,7 @@ void wb_handshake_on_initiation(struct wb_device *d, uint64_t now, const struct 
 				uint8_t *buf, size_t len);
 void wb_handshake_on_response(struct wb_device *d, uint64_t now, unsigned sock, const struct wb_endpoint *from,
 			      uint8_t *buf, size_t len);
-void wb_handshake_on_cookie(struct wb_device *d, uint64_t now, const uint8_t *buf, size_t len);
+void wb_handshake_on_cookie(struct wb_device *d, uint64_t now, unsigned sock, const uint8_t *buf, size_t len);
 /* The initiator used the responder's next session: it becomes current. */
 void wb_handshake_confirm(struct wb_bond *b, uint64_t now);
 /* Drops every session and the handshake in flight (bond teardown, or a CLOSE). */

@@ -25,6 +25,7 @@ struct wb_bond_counters {
 	uint64_t auth_failures;      /* a data message that did not authenticate */
 	uint64_t replays;            /* a data message seen before, or too old */
 	uint64_t malformed;          /* an authenticated message whose frames do not parse */
+	uint64_t source_rejected;    /* an IP packet from a source the peer may not use */
 	uint64_t handshakes_sent, handshakes_completed;
 	uint64_t handshakes_refused; /* an initiation replayed, too frequent, or not decrypting */
 	uint64_t rekeys;             /* sessions that replaced an earlier one */

@@ -179,7 +179,7 @@ void wb_device_receive(struct wb_device *d, uint64_t now, unsigned sock, const s
 	case WB_MSG_COOKIE:
 		if (len != sizeof(struct wb_msg_cookie))
 			break;
-		wb_handshake_on_cookie(d, now, buf, len);
+		wb_handshake_on_cookie(d, now, sock, buf, len);
 		return;
 	case WB_MSG_DATA:
 		if (len < sizeof(struct wb_msg_data) + WB_TAG_LEN)

@@ -78,7 +78,7 @@ static void initiate(struct wb_bond *b, uint64_t now)
 	wb_device_random(d, seed, sizeof(seed));
 	if (!index || wb_noise_create_initiation(&msg, &b->hs, &d->local, &b->remote, seed, index,
 						 now + d->p.wall_offset_ns) ||
-	    wb_cookie_add_macs(&msg, sizeof(msg), b->remote.mac1_key, &b->cookies, now) ||
+	    wb_cookie_add_macs(&msg, sizeof(msg), b->remote.mac1_key, &u->cookies, now) ||
 	    wb_index_insert(&d->index, &(struct wb_index_entry){ index, WB_INDEX_HANDSHAKE, b, NULL })) {
 		wb_noise_handshake_clear(&b->hs);
 		wb_bond_log(b, WB_LOG_ERR, u, "cannot create a handshake initiation");
@@ -95,7 +95,9 @@ static bool session_is_old(const struct wb_bond *b, uint64_t now)
 	const struct wb_timers *t = &b->dev->p.timers;
 	const struct wb_keypair *kp = b->current;
 
-	return now - kp->born_ns >= t->rekey_after_ns || kp->sealed >= t->rekey_after_messages;
+	/* The server never initiates: the client also counts what the server sealed with the key. */
+	return now - kp->born_ns >= t->rekey_after_ns || kp->sealed >= t->rekey_after_messages ||
+	       kp->opened >= t->rekey_after_messages;
 }
 
 /* A session, yet no uplink has answered for a timeout: the server may have lost it. */
@@ -229,7 +231,7 @@ static void respond(struct wb_bond *b, struct wb_noise_handshake *hs, const stru
 void wb_handshake_on_initiation(struct wb_device *d, uint64_t now, const struct wb_endpoint *from,
 				uint8_t *buf, size_t len)
 {
-	const struct wb_msg_initiation *msg = (const struct wb_msg_initiation *)buf;
+	struct wb_msg_initiation copy, *msg = &copy; /* a datagram buffer need not be aligned for the struct */
 	struct wb_noise_handshake hs;
 	uint8_t ts[WB_TAI64N_LEN];
 	enum wb_mac_result mac = wb_cookie_validate(&d->cookies, &d->local, buf, len, from);
@@ -240,6 +242,7 @@ void wb_handshake_on_initiation(struct wb_device *d, uint64_t now, const struct 
 		d->c.bad_mac1++;
 		return;
 	}
+	memcpy(&copy, buf, sizeof(copy));
 	if (wb_device_under_load(d, now)) {
 		d->c.under_load++;
 		if (mac != WB_MAC1_MAC2_OK) {
@@ -286,10 +289,13 @@ void wb_handshake_confirm(struct wb_bond *b, uint64_t now)
 
 /* ---- initiator -------------------------------------------------------------- */
 
-/* The bond whose handshake in flight a response or cookie reply names. */
-static struct wb_bond *pending_bond(struct wb_device *d, const uint8_t *buf)
+/*
+ * The bond whose handshake in flight a response or cookie reply names by the
+ * index at p. A server has none: it never initiates.
+ */
+static struct wb_bond *pending_bond(struct wb_device *d, const uint8_t *p)
 {
-	struct wb_index_entry *e = wb_index_find(&d->index, wb_get_le32(buf + 4));
+	struct wb_index_entry *e = d->p.server ? NULL : wb_index_find(&d->index, wb_get_le32(p));
 
 	if (!e || e->kind != WB_INDEX_HANDSHAKE) {
 		d->c.unknown_index++;
@@ -317,20 +323,21 @@ static int install_initiator_session(struct wb_bond *b, struct wb_noise_keys *ke
 void wb_handshake_on_response(struct wb_device *d, uint64_t now, unsigned sock, const struct wb_endpoint *from,
 			      uint8_t *buf, size_t len)
 {
-	struct wb_bond *b = d->p.server ? NULL : pending_bond(d, buf + 4);
+	struct wb_bond *b = pending_bond(d, buf + 8);
+	struct wb_msg_response msg;
 	struct wb_noise_handshake hs;
 	struct wb_noise_keys keys;
 	bool rekey;
 
-	(void)from;
 	if (!b)
 		return;
+	memcpy(&msg, buf, sizeof(msg));
 	if (wb_cookie_validate(&d->cookies, &d->local, buf, len, from) == WB_MAC_BAD) {
 		d->c.bad_mac1++;
 		return;
 	}
 	hs = b->hs;
-	if (wb_noise_consume_response((const struct wb_msg_response *)buf, &hs, &d->local, &b->remote) ||
+	if (wb_noise_consume_response(&msg, &hs, &d->local, &b->remote) ||
 	    wb_noise_derive_keys(&hs, &keys)) {
 		b->c.handshakes_refused++;
 		wb_noise_handshake_clear(&hs);
@@ -353,11 +360,15 @@ void wb_handshake_on_response(struct wb_device *d, uint64_t now, unsigned sock, 
 	wb_device_timers_changed(d);
 }
 
-void wb_handshake_on_cookie(struct wb_device *d, uint64_t now, const uint8_t *buf, size_t len)
+/* A cookie reply comes back to the socket of the uplink whose initiation it answers. */
+void wb_handshake_on_cookie(struct wb_device *d, uint64_t now, unsigned sock, const uint8_t *buf, size_t len)
 {
-	struct wb_bond *b = d->p.server ? NULL : pending_bond(d, buf);
+	struct wb_bond *b = pending_bond(d, buf + 4);
+	struct wb_msg_cookie msg;
 
-	(void)len;
-	if (b && !wb_cookie_consume_reply((const struct wb_msg_cookie *)buf, &b->cookies, b->remote.cookie_key, now))
+	if (!b || sock >= WB_MAX_UPLINKS || !b->uplinks[sock].exists || len != sizeof(msg))
+		return;
+	memcpy(&msg, buf, sizeof(msg));
+	if (!wb_cookie_consume_reply(&msg, &b->uplinks[sock].cookies, b->remote.cookie_key, now))
 		b->c.cookies_received++;
 }

@@ -87,5 +87,6 @@ int wb_keypair_open(struct wb_keypair *kp, uint8_t *buf, size_t len)
 		return -EBADMSG;
 	if (!wb_replay_accept(&kp->replay[uplink], counter))
 		return -EALREADY;
+	kp->opened++;
 	return (int)(len - hdr - WB_TAG_LEN);
 }

@@ -22,6 +22,7 @@ struct wb_keypair {
 	uint64_t born_ns;
 	bool initiator;
 	uint64_t sealed;                         /* messages sealed, all uplinks together */
+	uint64_t opened;                         /* messages opened, all uplinks together */
 	uint64_t send_counter[WB_MAX_UPLINKS];
 	struct wb_replay replay[WB_MAX_UPLINKS];
 };

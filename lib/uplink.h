@@ -9,7 +9,8 @@
  *     |                 |                   silence  v  | answer
  *     +----silence------+----------silence------  stale
  *
- * "silence" is time without an answer to our probes: stale after a little
+ * "silence" is time without an answer to our probes, counted from the last
+ * answer (or from when the uplink could first send): stale after a little
  * over two probe intervals (out of use at once), down after uplink_timeout.
  */
 #ifndef WB_UPLINK_H
@@ -18,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cookie.h"
 #include "counters.h"
 #include "endpoint.h"
 #include "wire.h"
@@ -47,9 +49,11 @@ struct wb_uplink {
 
 	enum wb_uplink_state state;
 	uint64_t state_since_ns;
-	uint64_t last_answer_ns; /* last probe answer; 0 if none since it became available */
+	uint64_t last_answer_ns; /* last probe answer */
+	uint64_t available_since_ns; /* silence is counted from here until a first answer */
 	uint32_t answers_in_row;
-	uint32_t probe_seq;
+	uint32_t probe_seq;      /* of the last probe sent */
+	uint32_t answered_seq;   /* of the last probe answered */
 	uint64_t next_probe_ns;
 	bool ever_up;            /* a first answer suffices until the uplink has once been up */
 
@@ -59,6 +63,8 @@ struct wb_uplink {
 	uint64_t data_tx, data_rx;     /* data messages sent and received on it (all sessions) */
 
 	int64_t spread_credit;   /* smooth weighted round robin */
+	/* Client: a cookie is bound to the source address, so each uplink keeps its own. */
+	struct wb_cookie_jar cookies;
 	struct wb_uplink_counters c;
 };
 

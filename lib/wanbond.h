@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "allowed.h"
 #include "counters.h"
 #include "crypto.h"
 #include "endpoint.h"
@@ -68,6 +69,9 @@ struct wb_bond_params {
 	struct wb_endpoint server;
 	int n_uplinks;
 	struct wb_uplink_params uplinks[WB_MAX_UPLINKS];
+	/* Sources the peer may use inside the tunnel; none: any (a client takes anything from its server). */
+	int n_allowed;
+	struct wb_ip_prefix allowed[WB_MAX_ALLOWED];
 	void *user; /* the caller's, returned by wb_bond_user() */
 };
 
