@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: MIT
+#include "pair.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crypto.h"
+
+static void on_send(void *ctx, unsigned sock, const struct wb_endpoint *to, const uint8_t *data, size_t len)
+{
+	struct pair_side *s = ctx;
+	struct pair *p = s->pair;
+	struct pair_datagram *d;
+
+	if (s->queued == PAIR_MAX_QUEUE || len > sizeof(d->data)) {
+		fprintf(stderr, "pair: queue full or datagram too long\n");
+		abort();
+	}
+	d = &s->queue[s->queued++];
+	s->sent++;
+	d->sock = sock;
+	d->to = *to;
+	d->from = s->is_server ? p->server_ep : p->client_ep[sock];
+	d->len = (uint16_t)len;
+	memcpy(d->data, data, len);
+}
+
+static void on_deliver(void *ctx, struct wb_bond *b, const uint8_t *ip, size_t len)
+{
+	struct pair_side *s = ctx;
+	uint64_t id = 0;
+
+	(void)b;
+	memcpy(&id, ip, len < 8 ? len : 8);
+	if (s->n_delivered < PAIR_MAX_DELIVERED)
+		s->delivered[s->n_delivered++] = id;
+}
+
+static void on_random(void *ctx, void *buf, size_t len)
+{
+	struct pair_side *s = ctx;
+	uint8_t *b = buf;
+
+	for (size_t i = 0; i < len; i++)
+		b[i] = (uint8_t)prng_next(&s->pair->rng);
+}
+
+static void on_log(void *ctx, enum wb_log_level level, const char *bond, const char *uplink, const char *msg)
+{
+	struct pair_side *s = ctx;
+
+	if ((int)level <= s->pair->log_level)
+		fprintf(stderr, "%s %s%s%s: %s\n", s->is_server ? "server" : "client", bond, uplink ? "/" : "",
+			uplink ? uplink : "", msg);
+}
+
+static const struct wb_device_ops pair_ops = {
+	.send = on_send, .deliver = on_deliver, .random = on_random, .log = on_log,
+};
+
+static void key_from(struct prng *rng, uint8_t key[WB_KEY_LEN])
+{
+	for (int i = 0; i < WB_KEY_LEN; i++)
+		key[i] = (uint8_t)prng_next(rng);
+	wb_x25519_clamp(key);
+}
+
+static void side_init(struct pair_side *s, struct pair *p, bool server)
+{
+	s->pair = p;
+	s->is_server = server;
+	s->queue = calloc(PAIR_MAX_QUEUE, sizeof(*s->queue));
+	s->delivered = calloc(PAIR_MAX_DELIVERED, sizeof(*s->delivered));
+	if (!s->queue || !s->delivered)
+		abort();
+}
+
+static void make_endpoint(struct wb_endpoint *e, uint8_t last, uint16_t port)
+{
+	*e = (struct wb_endpoint){ .family = 4, .port = port, .addr = { 192, 0, 2, last } };
+}
+
+void pair_init(struct pair *p, const struct pair_options *o)
+{
+	uint8_t client_key[WB_KEY_LEN], server_key[WB_KEY_LEN], other[WB_KEY_LEN];
+	struct wb_device_params dp = { .cipher = WB_CIPHER_CHACHA20_POLY1305 };
+	struct wb_bond_params cb = { .name = "test" }, sb = { .name = "test" };
+
+	memset(p, 0, sizeof(*p));
+	prng_seed(&p->rng, o->seed ? o->seed : 1);
+	p->now = 1000000000ULL;
+	p->n_uplinks = o->n_uplinks ? o->n_uplinks : 2;
+	p->drop_misaddressed = o->drop_misaddressed;
+	p->log_level = getenv("PAIR_LOG") ? atoi(getenv("PAIR_LOG")) : 0;
+	make_endpoint(&p->server_ep, 1, 51820);
+	for (int i = 0; i < WB_MAX_UPLINKS; i++)
+		make_endpoint(&p->client_ep[i], (uint8_t)(100 + i), (uint16_t)(40000 + i));
+	side_init(&p->client, p, false);
+	side_init(&p->server, p, true);
+	key_from(&p->rng, client_key);
+	key_from(&p->rng, server_key);
+	key_from(&p->rng, other);
+
+	dp.timers = o->timers.probe_interval_ns ? o->timers : WB_TIMERS_DEFAULT;
+	dp.wall_offset_ns = 1700000000ULL * 1000000000ULL;
+	dp.handshakes_per_second = o->handshakes_per_second;
+
+	dp.server = false;
+	memcpy(dp.private_key, client_key, WB_KEY_LEN);
+	if (wb_device_new(&p->client.dev, &dp, &pair_ops, &p->client))
+		abort();
+	dp.server = true;
+	memcpy(dp.private_key, server_key, WB_KEY_LEN);
+	if (wb_device_new(&p->server.dev, &dp, &pair_ops, &p->server))
+		abort();
+
+	wb_x25519_public(cb.public_key, o->wrong_server_key ? other : server_key);
+	wb_x25519_public(sb.public_key, o->server_does_not_know_client ? other : client_key);
+	memset(cb.preshared_key, 7, WB_KEY_LEN);
+	memset(sb.preshared_key, o->wrong_psk ? 8 : 7, WB_KEY_LEN);
+	cb.server = p->server_ep;
+	cb.n_uplinks = p->n_uplinks;
+	for (int i = 0; i < p->n_uplinks; i++) {
+		snprintf(cb.uplinks[i].name, sizeof(cb.uplinks[i].name), "up%d", i);
+		cb.uplinks[i].weight = 1;
+		cb.uplinks[i].backup = o->backup_last && i == p->n_uplinks - 1;
+		if (o->uplinks)
+			cb.uplinks[i] = o->uplinks[i];
+	}
+	if (wb_device_add_bond(p->client.dev, &cb, &p->client.bond) ||
+	    wb_device_add_bond(p->server.dev, &sb, &p->server.bond))
+		abort();
+	for (int i = 0; i < p->n_uplinks; i++)
+		wb_bond_set_uplink_available(p->client.bond, (unsigned)i, true, p->now);
+}
+
+void pair_free(struct pair *p)
+{
+	wb_device_free(p->client.dev);
+	wb_device_free(p->server.dev);
+	free(p->client.queue);
+	free(p->server.queue);
+	free(p->client.delivered);
+	free(p->server.delivered);
+}
+
+int pair_datagram_uplink(const struct pair_datagram *d)
+{
+	return d->len >= 16 && d->data[0] == WB_MSG_DATA ? d->data[1] : -1;
+}
+
+/*
+ * Where a datagram arrives: a client datagram travels on the uplink of its
+ * socket; a server datagram reaches the client socket (and so travels on the
+ * uplink) whose address it was sent to. *uplink is -1 for a server datagram
+ * to an address no client uplink has; false if it is lost for that.
+ */
+static bool route(struct pair *p, const struct pair_side *from, const struct pair_datagram *d, unsigned *sock,
+		  int *uplink)
+{
+	*sock = 0;
+	*uplink = from->is_server ? -1 : (int)d->sock;
+	if (!from->is_server)
+		return true;
+	for (int k = 0; k < WB_MAX_UPLINKS; k++)
+		if (wb_endpoint_equal(&d->to, &p->client_ep[k]))
+			*sock = (unsigned)k, *uplink = k;
+	if (*uplink >= 0)
+		return true;
+	p->misaddressed++;
+	return !p->drop_misaddressed;
+}
+
+/* Whether a datagram on its way from `from` is lost (its uplink is in the mask, or the filter says so). */
+static bool lost(struct pair *p, const struct pair_side *from, const struct pair_datagram *d, int uplink,
+		 unsigned drop_mask)
+{
+	if (uplink >= 0 && uplink < WB_MAX_UPLINKS && (drop_mask >> uplink & 1))
+		return true;
+	return p->filter && p->filter(p, from, d, p->filter_arg);
+}
+
+/* Moves one side's queue to the other side; datagrams sent meanwhile wait for the next round. */
+static bool deliver_queue(struct pair *p, struct pair_side *from, struct pair_side *to, unsigned drop_mask)
+{
+	size_t n = from->queued;
+	struct pair_datagram *batch;
+
+	if (!n)
+		return false;
+	batch = malloc(n * sizeof(*batch));
+	if (!batch)
+		abort();
+	memcpy(batch, from->queue, n * sizeof(*batch));
+	from->queued = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct pair_datagram *d = &batch[i];
+		unsigned sock;
+		int uplink;
+
+		if (!route(p, from, d, &sock, &uplink) || lost(p, from, d, uplink, drop_mask))
+			continue;
+		wb_device_receive(to->dev, p->now, sock, &d->from, d->data, d->len);
+	}
+	free(batch);
+	return true;
+}
+
+static void flush(struct pair *p, unsigned drop_mask)
+{
+	for (int rounds = 0; rounds < 1000; rounds++) {
+		bool moved = deliver_queue(p, &p->client, &p->server, drop_mask);
+
+		moved |= deliver_queue(p, &p->server, &p->client, drop_mask);
+		if (!moved)
+			return;
+	}
+}
+
+static unsigned mask_of(int uplink)
+{
+	return uplink >= 0 && uplink < WB_MAX_UPLINKS ? 1u << uplink : 0;
+}
+
+void pair_flush(struct pair *p)
+{
+	flush(p, 0);
+}
+
+void pair_flush_dropping(struct pair *p, int uplink)
+{
+	flush(p, mask_of(uplink));
+}
+
+void pair_flush_dropping_mask(struct pair *p, unsigned mask)
+{
+	flush(p, mask);
+}
+
+static void run_until(struct pair *p, uint64_t t, unsigned drop_mask)
+{
+	for (;;) {
+		uint64_t c = wb_device_next_deadline(p->client.dev), s = wb_device_next_deadline(p->server.dev);
+		uint64_t due = c < s ? c : s;
+
+		if (due > t)
+			break;
+		if (due > p->now)
+			p->now = due;
+		wb_device_tick(p->client.dev, p->now);
+		wb_device_tick(p->server.dev, p->now);
+		flush(p, drop_mask);
+	}
+	p->now = t;
+	flush(p, drop_mask);
+}
+
+void pair_run_until(struct pair *p, uint64_t t)
+{
+	run_until(p, t, 0);
+}
+
+void pair_run_until_dropping_mask(struct pair *p, uint64_t t, unsigned mask)
+{
+	run_until(p, t, mask);
+}
+
+size_t pair_deliver_uplink(struct pair *p, struct pair_side *from, int uplink)
+{
+	struct pair_side *to = from->is_server ? &p->client : &p->server;
+	size_t n = from->queued, kept = 0, delivered = 0;
+	struct pair_datagram *batch;
+
+	if (!n)
+		return 0;
+	batch = malloc(n * sizeof(*batch));
+	if (!batch)
+		abort();
+	memcpy(batch, from->queue, n * sizeof(*batch));
+	from->queued = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct pair_datagram *d = &batch[i];
+		unsigned sock;
+		int u;
+		bool arrives = route(p, from, d, &sock, &u);
+
+		if (u != uplink) {
+			batch[kept++] = *d; /* kept < i + 1: never overwrites one not yet looked at */
+			continue;
+		}
+		if (arrives && !lost(p, from, d, u, 0)) {
+			wb_device_receive(to->dev, p->now, sock, &d->from, d->data, d->len);
+			delivered++;
+		}
+	}
+	/* The ones kept go back in front of anything `from` queued meanwhile (only `to` ran: nothing). */
+	if (from->queued + kept > PAIR_MAX_QUEUE)
+		abort();
+	memmove(from->queue + kept, from->queue, from->queued * sizeof(*batch));
+	memcpy(from->queue, batch, kept * sizeof(*batch));
+	from->queued += kept;
+	free(batch);
+	return delivered;
+}
+
+void pair_inject(struct pair *p, struct pair_side *to, const struct pair_datagram *d)
+{
+	struct pair_datagram copy = *d;
+	unsigned sock = 0;
+
+	if (!to->is_server) {
+		for (int k = 0; k < WB_MAX_UPLINKS; k++)
+			if (wb_endpoint_equal(&d->to, &p->client_ep[k]))
+				sock = (unsigned)k;
+	}
+	wb_device_receive(to->dev, p->now, sock, &copy.from, copy.data, copy.len);
+}
+
+size_t pair_count_delivered(const struct pair_side *s, uint64_t id)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->n_delivered; i++)
+		n += s->delivered[i] == id;
+	return n;
+}
+
+void pair_run_until_dropping(struct pair *p, uint64_t t, int uplink)
+{
+	run_until(p, t, mask_of(uplink));
+}
+
+int pair_send_ip(struct pair *p, struct pair_side *from, uint64_t id, size_t len)
+{
+	uint8_t buf[WB_SEND_HEADROOM + 1500 + WB_SEND_TAILROOM] = { 0 };
+	uint8_t *ip = buf + WB_SEND_HEADROOM;
+
+	if (len < 8)
+		len = 8;
+	if (len > 1500)
+		len = 1500;
+	memcpy(ip, &id, 8);
+	return wb_bond_send_ip(from->bond, p->now, ip, len);
+}

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A client device and a server device joined in memory, for unit tests of
+ * the protocol library: datagrams go into a queue per direction instead of
+ * sockets, and the test decides when (and whether) each one arrives. Time is
+ * the test's; randomness is a seeded generator, so every run is the same.
+ */
+#ifndef WB_TEST_PAIR_H
+#define WB_TEST_PAIR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "prng.h"
+#include "wanbond.h"
+
+#define PAIR_MAX_QUEUE 65536
+#define PAIR_MAX_DELIVERED 65536
+
+struct pair_datagram {
+	unsigned sock;              /* client: the uplink's socket; server: 0 */
+	struct wb_endpoint from, to;
+	uint16_t len;
+	/*
+	 * Aligned as a receive buffer from malloc would be (a datagram at an odd
+	 * address is test_tunnel.c's test_receive_of_a_misaligned_buffer).
+	 */
+	_Alignas(16) uint8_t data[1600];
+};
+
+struct pair_side {
+	struct wb_device *dev;
+	struct wb_bond *bond;
+	struct pair *pair;
+	bool is_server;
+	/* Datagrams this side sent, waiting to arrive at the other. */
+	struct pair_datagram *queue;
+	size_t queued;
+	/* IP packets delivered to this side's TUN, kept as their first 8 bytes (an id). */
+	uint64_t *delivered;
+	size_t n_delivered;
+	uint64_t sent; /* datagrams this side ever sent */
+};
+
+struct pair;
+
+/* Decides, as a datagram is about to arrive, whether it is lost instead (true: dropped). */
+typedef bool (*pair_filter)(struct pair *p, const struct pair_side *from, const struct pair_datagram *d, void *arg);
+
+struct pair {
+	struct pair_side client, server;
+	struct prng rng;
+	uint64_t now;
+	struct wb_endpoint server_ep;
+	struct wb_endpoint client_ep[WB_MAX_UPLINKS]; /* each uplink's address as the server sees it */
+	int n_uplinks;
+	int log_level; /* lines at or below it are printed */
+	/* Optional: loses the datagrams it returns true for (set and cleared by the test). */
+	pair_filter filter;
+	void *filter_arg;
+	/* Server datagrams sent to an address that no client uplink has (after the client moved). */
+	uint64_t misaddressed;
+	bool drop_misaddressed; /* they are lost (else they reach the client's socket 0) */
+};
+
+/* Keys and options; zero values give defaults. */
+struct pair_options {
+	int n_uplinks;                   /* default 2 */
+	bool backup_last;                /* the last uplink is a backup */
+	struct wb_timers timers;         /* default WB_TIMERS_DEFAULT */
+	bool wrong_server_key;           /* the client believes in another server key */
+	bool wrong_psk;                  /* client and server hold different pre-shared keys */
+	bool server_does_not_know_client;/* the server has no bond for the client's key */
+	uint32_t handshakes_per_second;
+	uint64_t seed;
+	/* The client's uplinks (n_uplinks of them) instead of "up0", "up1"... of weight 1. */
+	const struct wb_uplink_params *uplinks;
+	bool drop_misaddressed;          /* see struct pair */
+};
+
+void pair_init(struct pair *p, const struct pair_options *o);
+void pair_free(struct pair *p);
+
+/* Delivers every queued datagram, both ways, until both queues are empty. */
+void pair_flush(struct pair *p);
+/* Like pair_flush, but drops what travels on uplink `uplink` (in both directions). */
+void pair_flush_dropping(struct pair *p, int uplink);
+/* Runs the devices' timers up to time t, flushing in between. */
+void pair_run_until(struct pair *p, uint64_t t);
+/* The same, with uplink `uplink` dead (its datagrams lost both ways). */
+void pair_run_until_dropping(struct pair *p, uint64_t t, int uplink);
+
+/* The same, losing every uplink whose bit is set in mask. */
+void pair_flush_dropping_mask(struct pair *p, unsigned mask);
+void pair_run_until_dropping_mask(struct pair *p, uint64_t t, unsigned mask);
+
+/*
+ * Delivers the datagrams queued at `from` that travel on uplink `uplink`, in
+ * their order, and leaves the others queued. What the receiver sends back
+ * stays queued too. Returns how many were delivered.
+ */
+size_t pair_deliver_uplink(struct pair *p, struct pair_side *from, int uplink);
+
+/*
+ * Delivers a copy of one datagram (the device decrypts in place) to the side
+ * `to`, from d->from, on the socket its address reaches. Queues nothing.
+ */
+void pair_inject(struct pair *p, struct pair_side *to, const struct pair_datagram *d);
+
+/* How many times side s had the IP packet of this id delivered. */
+size_t pair_count_delivered(const struct pair_side *s, uint64_t id);
+
+/* Sends an IP packet whose first 8 bytes carry id; returns wb_bond_send_ip's result. */
+int pair_send_ip(struct pair *p, struct pair_side *from, uint64_t id, size_t len);
+
+/* The uplink id in a queued data message (its header), or -1 for a handshake message. */
+int pair_datagram_uplink(const struct pair_datagram *d);
+
+#endif
