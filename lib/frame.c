@@ -5,11 +5,82 @@
 #include <string.h>
 
 #include "byteorder.h"
+#include "varint.h"
 
-void wb_frame_put_ip_header(uint8_t *p, size_t len)
+void wb_frame_put_data_header(uint8_t *p, uint64_t dsn, size_t len)
 {
-	p[0] = WB_FRAME_IP;
-	wb_put_le16(p + 1, (uint16_t)len);
+	p[0] = WB_FRAME_DATA;
+	wb_put_le32(p + 1, (uint32_t)dsn);
+	wb_put_le16(p + 5, (uint16_t)len);
+}
+
+uint64_t wb_dsn_expand(uint32_t dsn32, uint64_t expected)
+{
+	/* RFC 9000's packet number decoding, for a 32-bit window. */
+	const uint64_t win = 1ULL << 32, half = win / 2;
+	uint64_t candidate = (expected & ~(win - 1)) | dsn32;
+
+	if (candidate + half <= expected && candidate < UINT64_MAX - win)
+		return candidate + win;
+	if (candidate > expected + half && candidate >= win)
+		return candidate - win;
+	return candidate;
+}
+
+size_t wb_frame_ack_len(const struct wb_ack *a)
+{
+	size_t n = 1 + wb_varint_len(a->r[0].hi) + wb_varint_len(a->delay_us) + wb_varint_len(a->n - 1) +
+		   wb_varint_len(a->r[0].hi - a->r[0].lo);
+
+	for (unsigned i = 1; i < a->n; i++)
+		n += wb_varint_len(a->r[i - 1].lo - a->r[i].hi - 2) + wb_varint_len(a->r[i].hi - a->r[i].lo);
+	return n;
+}
+
+size_t wb_frame_put_ack(uint8_t *p, const struct wb_ack *a)
+{
+	size_t n = 1;
+
+	p[0] = WB_FRAME_ACK;
+	n += wb_varint_put(p + n, a->r[0].hi);
+	n += wb_varint_put(p + n, a->delay_us);
+	n += wb_varint_put(p + n, a->n - 1);
+	n += wb_varint_put(p + n, a->r[0].hi - a->r[0].lo);
+	for (unsigned i = 1; i < a->n; i++) {
+		n += wb_varint_put(p + n, a->r[i - 1].lo - a->r[i].hi - 2);
+		n += wb_varint_put(p + n, a->r[i].hi - a->r[i].lo);
+	}
+	return n;
+}
+
+/* The gap before each held range: from cum (itself missing), then from the end of the previous range. */
+static uint64_t sack_gap(const struct wb_bond_ack *a, unsigned i)
+{
+	return i ? a->s[i].lo - a->s[i - 1].hi - 2 : a->s[0].lo - a->cum - 1;
+}
+
+size_t wb_frame_bond_ack_len(const struct wb_bond_ack *a)
+{
+	size_t n = 1 + wb_varint_len(a->cum) + wb_varint_len(a->rwnd) + wb_varint_len(a->n);
+
+	for (unsigned i = 0; i < a->n; i++)
+		n += wb_varint_len(sack_gap(a, i)) + wb_varint_len(a->s[i].hi - a->s[i].lo);
+	return n;
+}
+
+size_t wb_frame_put_bond_ack(uint8_t *p, const struct wb_bond_ack *a)
+{
+	size_t n = 1;
+
+	p[0] = WB_FRAME_BOND_ACK;
+	n += wb_varint_put(p + n, a->cum);
+	n += wb_varint_put(p + n, a->rwnd);
+	n += wb_varint_put(p + n, a->n);
+	for (unsigned i = 0; i < a->n; i++) {
+		n += wb_varint_put(p + n, sack_gap(a, i));
+		n += wb_varint_put(p + n, a->s[i].hi - a->s[i].lo);
+	}
+	return n;
 }
 
 size_t wb_frame_put_probe(uint8_t *p, const struct wb_probe *probe)
@@ -67,18 +138,70 @@ static int parse_uplink_info(const uint8_t *p, size_t avail, struct wb_frame *f,
 	return 1;
 }
 
-static int parse_ip(const uint8_t *p, size_t avail, struct wb_frame *f, size_t *used)
+static int parse_data(const uint8_t *p, size_t avail, struct wb_frame *f, size_t *used)
 {
 	size_t len;
 
-	if (avail < WB_FRAME_IP_HEADER)
+	if (avail < WB_FRAME_DATA_HEADER)
 		return -EBADMSG;
-	len = wb_get_le16(p + 1);
-	if (!len || len > avail - WB_FRAME_IP_HEADER)
+	len = wb_get_le16(p + 5);
+	if (!len || len > avail - WB_FRAME_DATA_HEADER)
 		return -EBADMSG;
-	f->ip.data = p + WB_FRAME_IP_HEADER;
-	f->ip.len = len;
-	*used = WB_FRAME_IP_HEADER + len;
+	f->data.dsn = wb_get_le32(p + 1);
+	f->data.data = p + WB_FRAME_DATA_HEADER;
+	f->data.len = len;
+	*used = WB_FRAME_DATA_HEADER + len;
+	return 1;
+}
+
+/* Ranges from the largest down; every subtraction is checked, so nothing runs below zero. */
+static int parse_ack(const uint8_t *p, const uint8_t *end, struct wb_frame *f, size_t *used)
+{
+	const uint8_t *q = p + 1;
+	struct wb_ack *a = &f->ack;
+	uint64_t largest, count, first, gap, len, smallest;
+
+	if (!wb_varint_get(&q, end, &largest) || !wb_varint_get(&q, end, &a->delay_us) ||
+	    !wb_varint_get(&q, end, &count) || !wb_varint_get(&q, end, &first) || first > largest ||
+	    count >= WB_ACK_MAX_RANGES)
+		return -EBADMSG;
+	a->n = (unsigned)count + 1;
+	a->r[0] = (struct wb_range){ largest - first, largest };
+	smallest = largest - first;
+	for (unsigned i = 1; i < a->n; i++) {
+		if (!wb_varint_get(&q, end, &gap) || !wb_varint_get(&q, end, &len) || smallest < gap + 2 ||
+		    smallest - gap - 2 < len)
+			return -EBADMSG;
+		a->r[i].hi = smallest - gap - 2;
+		a->r[i].lo = a->r[i].hi - len;
+		smallest = a->r[i].lo;
+	}
+	*used = (size_t)(q - p);
+	return 1;
+}
+
+static int parse_bond_ack(const uint8_t *p, const uint8_t *end, struct wb_frame *f, size_t *used)
+{
+	const uint8_t *q = p + 1;
+	struct wb_bond_ack *a = &f->bond_ack;
+	uint64_t count, gap, len, next;
+
+	if (!wb_varint_get(&q, end, &a->cum) || !wb_varint_get(&q, end, &a->rwnd) ||
+	    !wb_varint_get(&q, end, &count) || count > WB_BOND_ACK_MAX_SACKS)
+		return -EBADMSG;
+	a->n = (unsigned)count;
+	next = a->cum + 1; /* cum itself is missing */
+	for (unsigned i = 0; i < a->n; i++) {
+		/* Varints are below 2^62: these sums cannot wrap 64 bits. */
+		if (!wb_varint_get(&q, end, &gap) || !wb_varint_get(&q, end, &len))
+			return -EBADMSG;
+		a->s[i].lo = next + gap;
+		a->s[i].hi = a->s[i].lo + len;
+		if (a->s[i].hi > WB_VARINT_MAX)
+			return -EBADMSG;
+		next = a->s[i].hi + 2;
+	}
+	*used = (size_t)(q - p);
 	return 1;
 }
 
@@ -92,8 +215,14 @@ int wb_frame_next(const uint8_t **pos, const uint8_t *end, struct wb_frame *f)
 		return 0;
 	f->type = (enum wb_frame_type)p[0];
 	switch (p[0]) {
-	case WB_FRAME_IP:
-		rc = parse_ip(p, avail, f, &used);
+	case WB_FRAME_DATA:
+		rc = parse_data(p, avail, f, &used);
+		break;
+	case WB_FRAME_ACK:
+		rc = parse_ack(p, end, f, &used);
+		break;
+	case WB_FRAME_BOND_ACK:
+		rc = parse_bond_ack(p, end, f, &used);
 		break;
 	case WB_FRAME_PROBE:
 		if (avail < WB_FRAME_PROBE_LEN)

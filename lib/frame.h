@@ -31,17 +31,46 @@ struct wb_uplink_info {
 	char name[WB_UPLINK_NAME_MAX + 1];
 };
 
-/* One parsed frame; ip points into the body being parsed. */
+/* An inclusive range of numbers. */
+struct wb_range {
+	uint64_t lo, hi;
+};
+
+/*
+ * The packet numbers one side received on an uplink: ranges from the
+ * largest down, as QUIC's ACK frame, with the time the largest was held
+ * before this ack went out.
+ */
+#define WB_ACK_MAX_RANGES 32
+struct wb_ack {
+	uint64_t delay_us;
+	unsigned n;
+	struct wb_range r[WB_ACK_MAX_RANGES]; /* descending, disjoint, not adjacent */
+};
+
+/* The bond ack: every DSN below cum delivered (or skipped), the ranges held above it, the window. */
+#define WB_BOND_ACK_MAX_SACKS 16
+struct wb_bond_ack {
+	uint64_t cum;
+	uint64_t rwnd;
+	unsigned n;
+	struct wb_range s[WB_BOND_ACK_MAX_SACKS]; /* ascending, above cum, not adjacent */
+};
+
+/* One parsed frame; data points into the body being parsed. */
 struct wb_frame {
 	enum wb_frame_type type;
 	union {
 		struct {
+			uint32_t dsn; /* the low 32 bits: wb_dsn_expand gives the whole */
 			const uint8_t *data;
 			size_t len;
-		} ip;
+		} data;
 		struct wb_probe probe;
 		struct wb_probe_ack probe_ack;
 		struct wb_uplink_info uplink_info;
+		struct wb_ack ack;
+		struct wb_bond_ack bond_ack;
 		uint8_t close_reason;
 	};
 };
@@ -50,20 +79,31 @@ struct wb_frame {
 #define WB_FRAME_PROBE_LEN (1 + (int)sizeof(struct wb_frame_probe))
 #define WB_FRAME_PROBE_ACK_LEN (1 + (int)sizeof(struct wb_frame_probe_ack))
 #define WB_FRAME_CLOSE_LEN 2
+#define WB_FRAME_ACK_MAX_LEN (1 + 4 * 8 + 2 * 8 * (WB_ACK_MAX_RANGES - 1))
+#define WB_FRAME_BOND_ACK_MAX_LEN (1 + 3 * 8 + 2 * 8 * WB_BOND_ACK_MAX_SACKS)
 
-/* Writes the IP frame header in front of a packet of len bytes (at p + 3). */
-void wb_frame_put_ip_header(uint8_t *p, size_t len);
+/* Writes the data frame header in front of a packet of len bytes (at p + 7). */
+void wb_frame_put_data_header(uint8_t *p, uint64_t dsn, size_t len);
 size_t wb_frame_put_probe(uint8_t *p, const struct wb_probe *probe);
 size_t wb_frame_put_probe_ack(uint8_t *p, const struct wb_probe_ack *ack);
 size_t wb_frame_put_close(uint8_t *p, uint8_t reason);
 /* At most 1 + 4 + WB_UPLINK_NAME_MAX bytes; a longer name is cut. */
 size_t wb_frame_put_uplink_info(uint8_t *p, const struct wb_uplink_info *info);
+/* The bytes wb_frame_put_ack and wb_frame_put_bond_ack will write. */
+size_t wb_frame_ack_len(const struct wb_ack *a);
+size_t wb_frame_bond_ack_len(const struct wb_bond_ack *a);
+size_t wb_frame_put_ack(uint8_t *p, const struct wb_ack *a);
+size_t wb_frame_put_bond_ack(uint8_t *p, const struct wb_bond_ack *a);
+
+/* The whole DSN whose low 32 bits are dsn32, the one nearest to expected. */
+uint64_t wb_dsn_expand(uint32_t dsn32, uint64_t expected);
 
 /*
  * Reads the frame at *pos (advanced past it). Returns 1 with a frame, 0 at
  * the end of the body (or at padding), -EBADMSG if the body is malformed:
- * truncated, an unknown type, an IP frame of length 0, an uplink name that
- * is empty, too long or holds a NUL.
+ * truncated, an unknown type, a data frame of length 0, an uplink name that
+ * is empty, too long or holds a NUL, ack ranges that overlap, run below 0 or
+ * are too many.
  */
 int wb_frame_next(const uint8_t **pos, const uint8_t *end, struct wb_frame *f);
 

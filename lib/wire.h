@@ -86,11 +86,13 @@ _Static_assert(sizeof(struct wb_msg_data) == 16, "data header is 16 bytes");
  */
 enum wb_frame_type {
 	WB_FRAME_PADDING = 0x00,   /* the rest of the body is padding */
-	WB_FRAME_IP = 0x01,        /* u16 length, then one IP packet */
+	WB_FRAME_DATA = 0x01,      /* u32 DSN (low bits), u16 length, then one IP packet */
 	WB_FRAME_PROBE = 0x02,     /* struct wb_frame_probe */
 	WB_FRAME_PROBE_ACK = 0x03, /* struct wb_frame_probe_ack */
 	WB_FRAME_CLOSE = 0x04,     /* u8 reason: the peer ends the session */
 	WB_FRAME_UPLINK_INFO = 0x05, /* struct wb_frame_uplink_info, then the name */
+	WB_FRAME_ACK = 0x06,       /* varints: the packet numbers received on this uplink */
+	WB_FRAME_BOND_ACK = 0x07,  /* varints: the DSNs delivered and held, the receive window */
 };
 
 /* Why a session ends (WB_FRAME_CLOSE). */
@@ -130,7 +132,7 @@ _Static_assert(sizeof(struct wb_frame_probe) == 20, "probe frame is 20 bytes");
 _Static_assert(sizeof(struct wb_frame_uplink_info) == 4, "uplink info frame is 4 bytes and the name");
 _Static_assert(sizeof(struct wb_frame_probe_ack) == 28, "probe ack frame is 28 bytes");
 
-#define WB_FRAME_IP_HEADER 3 /* type and length before an IP packet */
+#define WB_FRAME_DATA_HEADER 7 /* type, DSN and length before an IP packet */
 
 /*
  * Bytes a tunnelled IP packet costs on an uplink besides itself: the outer
@@ -139,7 +141,9 @@ _Static_assert(sizeof(struct wb_frame_probe_ack) == 28, "probe ack frame is 28 b
 #define WB_OUTER_IP_HEADER 40
 #define WB_UDP_HEADER 8
 #define WB_TUNNEL_OVERHEAD \
-	(WB_OUTER_IP_HEADER + WB_UDP_HEADER + (int)sizeof(struct wb_msg_data) + WB_FRAME_IP_HEADER + WB_TAG_LEN)
+	(WB_OUTER_IP_HEADER + WB_UDP_HEADER + (int)sizeof(struct wb_msg_data) + WB_FRAME_DATA_HEADER + WB_TAG_LEN)
+/* The largest sealed body for a TUN MTU: one full data frame; acks ride along when there is room. */
+#define WB_MAX_BODY(mtu) ((mtu) + WB_FRAME_DATA_HEADER)
 
 /* The largest datagram we build or accept. */
 #define WB_MAX_DATAGRAM 65535
