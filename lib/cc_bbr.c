@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A model-based controller after BBR (version 1, Cardwell et al., 2016): it
+ * estimates the bottleneck bandwidth (the windowed maximum of delivery-rate
+ * samples over ten round trips) and the round-trip propagation time (the
+ * minimum RTT over ten seconds), paces at their product's rate and keeps
+ * about two bandwidth-delay products in flight. Startup doubles the rate per
+ * round until the bandwidth stops growing, drain empties the queue startup
+ * built, probe-bw cycles the pacing gain (1.25, 0.75, then 1 for six rounds)
+ * and probe-rtt lets the queue empty for 200 ms every ten seconds, so the
+ * uplink's queue stays short. Losses are not a signal: a timeout shrinks the
+ * window to the minimum, from which the model rebuilds it in a round trip.
+ */
+#include "cc.h"
+
+enum { STARTUP, DRAIN, PROBE_BW, PROBE_RTT };
+
+/* Gains in 1/256 units: routers without an FPU pay dearly for floating point. */
+#define UNIT 256
+#define HIGH_GAIN 739 /* 2/ln 2 */
+#define DRAIN_GAIN 89 /* its inverse */
+#define BW_WINDOW_ROUNDS 10
+#define MIN_RTT_WINDOW_NS (10ULL * 1000000000ULL)
+#define PROBE_RTT_TIME_NS (200ULL * 1000000ULL)
+#define FULL_BW_ROUNDS 3
+
+static const uint32_t cycle_gains[8] = { 320, 192, 256, 256, 256, 256, 256, 256 };
+
+/*
+ * The bottleneck bandwidth: the exact maximum of the samples of the last
+ * BW_WINDOW_ROUNDS rounds, kept as one maximum per round in a ring.
+ */
+static void bw_filter_update(struct wb_bbr *b, uint64_t round, uint64_t bw)
+{
+	unsigned slot = (unsigned)(round % WB_BBR_BW_ROUNDS);
+
+	if (b->bw_round[slot] != round || bw > b->bw_max[slot]) {
+		if (b->bw_round[slot] != round)
+			b->bw_max[slot] = 0;
+		b->bw_round[slot] = round;
+		if (bw > b->bw_max[slot])
+			b->bw_max[slot] = bw;
+	}
+	b->btl_bw = 0;
+	for (unsigned i = 0; i < WB_BBR_BW_ROUNDS; i++)
+		if (round - b->bw_round[i] <= BW_WINDOW_ROUNDS && b->bw_max[i] > b->btl_bw)
+			b->btl_bw = b->bw_max[i];
+}
+
+/* gain/256 bandwidth-delay products, in bytes; 0 until both estimates exist. */
+static uint64_t bdp(const struct wb_bbr *b, uint32_t gain)
+{
+	if (!b->btl_bw || b->min_rtt_ns == UINT64_MAX)
+		return 0;
+	/* bytes/s times µs stays far from 2^64 for any real link. */
+	return b->btl_bw * gain / UNIT * (b->min_rtt_ns / 1000) / 1000000;
+}
+
+static void bbr_init(struct wb_cc *cc, uint32_t mss, uint64_t srtt_ns, uint64_t now)
+{
+	struct wb_bbr *b = &cc->bbr;
+
+	cc->mss = mss;
+	cc->cwnd = (uint64_t)WB_CC_INITIAL_WINDOW_PACKETS * mss;
+	*b = (struct wb_bbr){ .mode = STARTUP, .min_rtt_ns = UINT64_MAX, .min_rtt_stamp = now,
+			      .pacing_gain = HIGH_GAIN, .cwnd_gain = HIGH_GAIN };
+	/* The initial window per RTT at the startup gain; without an RTT yet, per millisecond. */
+	cc->pacing_rate = cc->cwnd * HIGH_GAIN / UNIT * 1000000000ULL / (srtt_ns ? srtt_ns : 1000000ULL);
+}
+
+static void bbr_on_sent(struct wb_cc *cc, uint64_t now, uint32_t bytes, uint64_t in_flight)
+{
+	(void)cc, (void)now, (void)bytes, (void)in_flight;
+}
+
+static void update_round(struct wb_bbr *b, const struct wb_rate_sample *rs)
+{
+	b->round_start = false;
+	if (rs->prior_delivered >= b->next_round_delivered) {
+		b->next_round_delivered = rs->total_delivered;
+		b->round_count++;
+		b->round_start = true;
+	}
+}
+
+static void update_bandwidth(struct wb_bbr *b, const struct wb_rate_sample *rs)
+{
+	uint64_t bw;
+
+	if (!rs->interval_ns)
+		return;
+	bw = rs->delivered * 1000000000ULL / rs->interval_ns;
+	/* An application-limited sample only counts when it shows more than the model. */
+	if (!rs->app_limited || bw >= b->btl_bw)
+		bw_filter_update(b, b->round_count, bw);
+}
+
+static void check_full_pipe(struct wb_bbr *b, const struct wb_rate_sample *rs)
+{
+	if (b->filled_pipe || !b->round_start || rs->app_limited)
+		return;
+	/* Still growing by a quarter per round: not full yet. */
+	if (b->btl_bw >= b->full_bw + b->full_bw / 4) {
+		b->full_bw = b->btl_bw;
+		b->full_bw_rounds = 0;
+		return;
+	}
+	if (++b->full_bw_rounds >= FULL_BW_ROUNDS)
+		b->filled_pipe = true;
+}
+
+static void enter_probe_bw(struct wb_bbr *b, uint64_t now)
+{
+	b->mode = PROBE_BW;
+	b->cwnd_gain = 2 * UNIT;
+	b->cycle_index = 2; /* start in a cruising phase, not right into a probe */
+	b->cycle_stamp = now;
+	b->pacing_gain = cycle_gains[b->cycle_index];
+}
+
+static void advance_cycle(struct wb_bbr *b, const struct wb_rate_sample *rs, uint64_t now)
+{
+	bool long_enough = now - b->cycle_stamp > b->min_rtt_ns;
+	uint32_t gain = b->pacing_gain;
+
+	/* Probing up lasts until the extra is in flight; draining ends once the queue is gone. */
+	if (gain > UNIT && (!long_enough || rs->bytes_in_flight < bdp(b, gain)))
+		return;
+	if (gain < UNIT && !long_enough && rs->bytes_in_flight > bdp(b, UNIT))
+		return;
+	if (gain == UNIT && !long_enough)
+		return;
+	b->cycle_index = (b->cycle_index + 1) % 8;
+	b->cycle_stamp = now;
+	b->pacing_gain = cycle_gains[b->cycle_index];
+}
+
+static void update_mode(struct wb_cc *cc, const struct wb_rate_sample *rs, uint64_t now)
+{
+	struct wb_bbr *b = &cc->bbr;
+
+	if (b->mode == STARTUP && b->filled_pipe) {
+		b->mode = DRAIN;
+		b->pacing_gain = DRAIN_GAIN;
+		b->cwnd_gain = HIGH_GAIN;
+	}
+	if (b->mode == DRAIN && rs->bytes_in_flight <= bdp(b, UNIT))
+		enter_probe_bw(b, now);
+	if (b->mode == PROBE_BW)
+		advance_cycle(b, rs, now);
+}
+
+static void enter_probe_rtt(struct wb_cc *cc)
+{
+	struct wb_bbr *b = &cc->bbr;
+
+	b->mode = PROBE_RTT;
+	b->pacing_gain = UNIT;
+	b->cwnd_gain = UNIT;
+	b->prior_cwnd = cc->cwnd;
+	b->probe_rtt_done = 0;
+}
+
+static void handle_probe_rtt(struct wb_cc *cc, const struct wb_rate_sample *rs, uint64_t now)
+{
+	struct wb_bbr *b = &cc->bbr;
+	uint64_t floor = (uint64_t)WB_CC_MIN_WINDOW_PACKETS * cc->mss;
+
+	if (!b->probe_rtt_done && rs->bytes_in_flight <= floor) {
+		b->probe_rtt_done = now + PROBE_RTT_TIME_NS;
+		b->probe_rtt_round_started = false;
+		b->next_round_delivered = rs->total_delivered;
+	} else if (b->probe_rtt_done) {
+		if (b->round_start)
+			b->probe_rtt_round_started = true;
+		if (b->probe_rtt_round_started && now >= b->probe_rtt_done) {
+			b->min_rtt_stamp = now;
+			cc->cwnd = cc->cwnd > b->prior_cwnd ? cc->cwnd : b->prior_cwnd;
+			if (b->filled_pipe) {
+				enter_probe_bw(b, now);
+			} else {
+				b->mode = STARTUP;
+				b->pacing_gain = b->cwnd_gain = HIGH_GAIN;
+			}
+		}
+	}
+}
+
+static void update_min_rtt(struct wb_cc *cc, const struct wb_rate_sample *rs, uint64_t now)
+{
+	struct wb_bbr *b = &cc->bbr;
+	bool expired = now - b->min_rtt_stamp > MIN_RTT_WINDOW_NS;
+
+	if (rs->rtt_ns && (rs->rtt_ns <= b->min_rtt_ns || expired)) {
+		b->min_rtt_ns = rs->rtt_ns;
+		b->min_rtt_stamp = now;
+	}
+	if (expired && b->mode != PROBE_RTT)
+		enter_probe_rtt(cc);
+	if (b->mode == PROBE_RTT)
+		handle_probe_rtt(cc, rs, now);
+}
+
+static void set_pacing_and_window(struct wb_cc *cc, const struct wb_rate_sample *rs)
+{
+	struct wb_bbr *b = &cc->bbr;
+	uint64_t floor = (uint64_t)WB_CC_MIN_WINDOW_PACKETS * cc->mss;
+	uint64_t target = bdp(b, b->cwnd_gain) + 3ULL * cc->mss;
+	uint64_t rate = b->btl_bw * b->pacing_gain / UNIT;
+
+	/* Never pace below the rate the model has; in startup never slow down. */
+	if (b->btl_bw && (b->filled_pipe || rate > cc->pacing_rate))
+		cc->pacing_rate = rate;
+	if (!bdp(b, UNIT))
+		target = cc->cwnd + rs->acked_bytes;
+	if (b->filled_pipe)
+		cc->cwnd = cc->cwnd + rs->acked_bytes < target ? cc->cwnd + rs->acked_bytes : target;
+	else if (cc->cwnd < target || !bdp(b, UNIT))
+		cc->cwnd += rs->acked_bytes;
+	if (cc->cwnd < floor)
+		cc->cwnd = floor;
+	if (b->mode == PROBE_RTT && cc->cwnd > floor)
+		cc->cwnd = floor;
+}
+
+static void bbr_on_ack(struct wb_cc *cc, const struct wb_rate_sample *rs, uint64_t now)
+{
+	struct wb_bbr *b = &cc->bbr;
+
+	update_round(b, rs);
+	update_bandwidth(b, rs);
+	check_full_pipe(b, rs);
+	update_mode(cc, rs, now);
+	update_min_rtt(cc, rs, now);
+	set_pacing_and_window(cc, rs);
+}
+
+static void bbr_on_loss(struct wb_cc *cc, uint64_t now, uint64_t lost_bytes, uint64_t largest_lost_sent_ns,
+			uint64_t in_flight)
+{
+	(void)cc, (void)now, (void)lost_bytes, (void)largest_lost_sent_ns, (void)in_flight;
+}
+
+static void bbr_on_timeout(struct wb_cc *cc, uint64_t now)
+{
+	(void)now;
+	cc->cwnd = (uint64_t)WB_CC_MIN_WINDOW_PACKETS * cc->mss;
+}
+
+const struct wb_cc_ops wb_cc_bbr = {
+	.name = "bbr",
+	.init = bbr_init,
+	.on_sent = bbr_on_sent,
+	.on_ack = bbr_on_ack,
+	.on_loss = bbr_on_loss,
+	.on_timeout = bbr_on_timeout,
+};
