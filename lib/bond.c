@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * The bond's data path for this issue's tunnel: IP packets out over the
- * spread of up uplinks, data messages in (frames: IP, probes, uplink info,
- * close), and the uplinks' probes and state machine.
+ * A bond's life, the messages it receives and its timers. A data message is
+ * one uplink packet: its packet number goes to that uplink's acks, and its
+ * frames act in turn: data into the reorder buffer (and on to the TUN device
+ * in DSN order), acks to the uplink's recovery (and through it to the send
+ * buffer), the bond ack to the send buffer, probes to the uplink's state.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bond.h"
@@ -13,8 +16,13 @@
 #include "frame.h"
 
 #define DATA_HEADER ((size_t)sizeof(struct wb_msg_data))
-/* A control message: header, a probe, an uplink info with the longest name, the tag. */
-#define CONTROL_BUF (DATA_HEADER + WB_FRAME_PROBE_ACK_LEN + 5 + WB_UPLINK_NAME_MAX + WB_TAG_LEN)
+#define CONTROL_BODY 1024 /* room for probes and acks, whatever the MTU */
+#define MIN_HOLD_NS 100000000ULL
+#define MAX_HOLD_NS 5000000000ULL
+#define HOLD_MARGIN_NS 200000000ULL
+#define BOND_RTO_MIN_NS 200000000ULL
+#define BOND_RTO_MAX_BACKOFF 6
+#define BOND_RTO_RESEND 64 /* DSNs queued again by one bond timeout, at most */
 
 void wb_bond_log(const struct wb_bond *b, enum wb_log_level level, const struct wb_uplink *u, const char *fmt, ...)
 {
@@ -29,7 +37,66 @@ void wb_bond_log(const struct wb_bond *b, enum wb_log_level level, const struct 
 	b->dev->ops.log(b->dev->ctx, level, b->name, u ? u->name : NULL, msg);
 }
 
-void wb_bond_init(struct wb_bond *b, struct wb_device *d, const struct wb_bond_params *p)
+void wb_bond_tuning_defaults(struct wb_bond_tuning *t)
+{
+	if (!t->mtu)
+		t->mtu = WB_DEFAULT_MTU;
+	if (!t->send_buffer)
+		t->send_buffer = WB_DEFAULT_SEND_BUFFER;
+	if (!t->receive_window)
+		t->receive_window = WB_DEFAULT_RECEIVE_WINDOW;
+	if (!t->send_queue)
+		t->send_queue = WB_DEFAULT_SEND_QUEUE;
+	if (!t->aqm_target_ns)
+		t->aqm_target_ns = WB_DEFAULT_AQM_TARGET_NS;
+	if (!t->aqm_interval_ns)
+		t->aqm_interval_ns = WB_DEFAULT_AQM_INTERVAL_NS;
+	if (!t->cc[0])
+		snprintf(t->cc, sizeof(t->cc), "bbr");
+}
+
+/* The reliable layer of an uplink, once it exists. */
+static int uplink_start(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
+{
+	if (u->rec)
+		return 0;
+	u->rec = malloc(sizeof(*u->rec));
+	if (!u->rec || wb_recovery_init(u->rec, u->tx_pn)) {
+		free(u->rec);
+		u->rec = NULL;
+		return -ENOMEM;
+	}
+	u->bond = b;
+	u->cc.ops = b->cc_ops;
+	u->cc.ops->init(&u->cc, b->max_body + (uint32_t)DATA_HEADER + WB_TAG_LEN, 0, now);
+	wb_ackgen_init(&u->ackgen);
+	return 0;
+}
+
+static int init_reliable(struct wb_bond *b, const struct wb_bond_tuning *t)
+{
+	uint64_t packets;
+
+	b->tuning = *t;
+	wb_bond_tuning_defaults(&b->tuning);
+	b->cc_ops = wb_cc_find(b->tuning.cc);
+	if (!b->cc_ops || b->tuning.mtu > UINT16_MAX - WB_FRAME_DATA_HEADER)
+		return -EINVAL;
+	b->max_body = WB_MAX_BODY(b->tuning.mtu) > CONTROL_BODY ? WB_MAX_BODY(b->tuning.mtu) : CONTROL_BODY;
+	/* Buffers for two MTU-sized packets per window MTU: small packets use a whole buffer each. */
+	packets = 2 * (b->tuning.send_buffer + b->tuning.receive_window + b->tuning.send_queue) / b->tuning.mtu + 64;
+	wb_pktbuf_init(&b->pool, b->tuning.mtu, packets > UINT32_MAX ? UINT32_MAX : (uint32_t)packets);
+	b->peer_rwnd = b->tuning.receive_window; /* until the peer says otherwise */
+	b->pace_wake_ns = UINT64_MAX;
+	b->scratch = malloc(DATA_HEADER + b->max_body + WB_TAG_LEN);
+	if (!b->scratch || wb_sndbuf_init(&b->snd) || wb_reorder_init(&b->rcv, b->tuning.receive_window) ||
+	    wb_txq_init(&b->txq, b->tuning.send_queue, b->tuning.mtu, !b->tuning.no_aqm, b->tuning.aqm_target_ns,
+			b->tuning.aqm_interval_ns))
+		return -ENOMEM;
+	return 0;
+}
+
+int wb_bond_init(struct wb_bond *b, struct wb_device *d, const struct wb_bond_params *p)
 {
 	memset(b, 0, sizeof(*b));
 	b->dev = d;
@@ -38,6 +105,8 @@ void wb_bond_init(struct wb_bond *b, struct wb_device *d, const struct wb_bond_p
 	b->server = p->server;
 	b->n_allowed = p->n_allowed < WB_MAX_ALLOWED ? p->n_allowed : WB_MAX_ALLOWED;
 	memcpy(b->allowed, p->allowed, (size_t)b->n_allowed * sizeof(b->allowed[0]));
+	if (init_reliable(b, &p->tuning))
+		return -EINVAL;
 	for (int i = 0; i < p->n_uplinks && i < WB_MAX_UPLINKS; i++) {
 		struct wb_uplink *u = &b->uplinks[i];
 
@@ -47,8 +116,29 @@ void wb_bond_init(struct wb_bond *b, struct wb_device *d, const struct wb_bond_p
 		u->backup = p->uplinks[i].backup;
 		u->weight = p->uplinks[i].weight ? p->uplinks[i].weight : 1;
 		u->endpoint = p->server;
+		if (uplink_start(b, u, 0))
+			return -ENOMEM;
 	}
+	return 0;
 }
+
+void wb_bond_destroy(struct wb_bond *b)
+{
+	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
+		if (b->uplinks[i].rec)
+			wb_recovery_free(b->uplinks[i].rec);
+		free(b->uplinks[i].rec);
+	}
+	if (b->txq.ring)
+		wb_txq_free(&b->txq, &b->pool);
+	wb_sndbuf_free(&b->snd, &b->pool);
+	if (b->rcv.ring)
+		wb_reorder_free(&b->rcv, &b->pool);
+	wb_pktbuf_destroy(&b->pool);
+	free(b->scratch);
+}
+
+/* ---- uplink states ------------------------------------------------------------ */
 
 void wb_bond_uplink_transition(struct wb_bond *b, struct wb_uplink *u, enum wb_uplink_state to, uint64_t now,
 			       const char *why)
@@ -61,8 +151,17 @@ void wb_bond_uplink_transition(struct wb_bond *b, struct wb_uplink *u, enum wb_u
 	u->state_since_ns = now;
 	if (to == WB_UPLINK_DOWN || to == WB_UPLINK_STALE)
 		u->answers_in_row = 0;
-	if (to == WB_UPLINK_DOWN)
+	if (to == WB_UPLINK_DOWN) {
+		struct wb_recovery_events ev = wb_bond_recovery_events(b, u);
+
 		u->c.went_down++;
+		/* What it carries is lost with it: resent on the others at once. */
+		if (u->rec)
+			wb_recovery_abandon(u->rec, &u->rtt, now, &ev);
+		/* When it answers again it may be another path (a modem reconnected): learn it afresh. */
+		if (u->cc.ops)
+			u->cc.ops->init(&u->cc, u->cc.mss, u->rtt.has_sample ? u->rtt.srtt_ns : 0, now);
+	}
 	if (to == WB_UPLINK_UP)
 		u->ever_up = true;
 	wb_device_timers_changed(b->dev);
@@ -70,65 +169,23 @@ void wb_bond_uplink_transition(struct wb_bond *b, struct wb_uplink *u, enum wb_u
 		    wb_uplink_state_name(from), wb_uplink_state_name(to), why);
 }
 
-void wb_bond_transmit(struct wb_bond *b, struct wb_uplink *u, const uint8_t *data, size_t len)
+/*
+ * An ack of data: the uplink works both ways. It keeps an up uplink alive and
+ * brings a stale one back, but only probe answers count towards the three in
+ * a row a failed uplink needs (a probe's answer carries an ack as well).
+ */
+static void uplink_acked(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
 {
-	struct wb_device *d = b->dev;
-
-	d->ops.send(d->ctx, d->p.server ? 0 : u->id, d->p.server ? &u->endpoint : &b->server, data, len);
-	u->c.tx_packets++;
-	u->c.tx_bytes += len;
+	u->last_answer_ns = now;
+	if (u->state == WB_UPLINK_STALE)
+		wb_bond_uplink_transition(b, u, WB_UPLINK_UP, now, "answers again");
 }
 
-/* Seals a body (after the header room in buf) with the current session and sends it on u. */
-static int seal_and_send(struct wb_bond *b, struct wb_uplink *u, uint8_t *buf, size_t body_len)
-{
-	int n;
-
-	if (!b->current)
-		return -ENOTCONN;
-	n = wb_keypair_seal(b->current, u->id, buf, body_len);
-	if (n < 0)
-		return n;
-	u->data_tx++;
-	wb_bond_transmit(b, u, buf, (size_t)n);
-	return 0;
-}
-
-static void send_probe(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
-{
-	uint8_t buf[CONTROL_BUF];
-	struct wb_probe probe = { .seq = ++u->probe_seq, .sent_ns = now, .tx_packets = u->data_tx + 1 };
-	size_t n = wb_frame_put_probe(buf + DATA_HEADER, &probe);
-
-	/* The client tells the server what it must know of its uplinks. */
-	if (!b->dev->p.server) {
-		struct wb_uplink_info info = { .flags = u->backup ? WB_UPLINK_BACKUP : 0, .weight = u->weight };
-
-		snprintf(info.name, sizeof(info.name), "%s", u->name);
-		n += wb_frame_put_uplink_info(buf + DATA_HEADER + n, &info);
-	}
-	u->next_probe_ns = now + b->dev->p.timers.probe_interval_ns;
-	if (!seal_and_send(b, u, buf, n))
-		u->c.probes_sent++;
-	wb_device_timers_changed(b->dev);
-}
-
-static void send_probe_ack(struct wb_bond *b, struct wb_uplink *u, const struct wb_probe *probe)
-{
-	uint8_t buf[CONTROL_BUF];
-	struct wb_probe_ack ack = {
-		.seq = probe->seq, .sent_ns = probe->sent_ns, .tx_packets = probe->tx_packets, .rx_packets = u->data_rx,
-	};
-
-	seal_and_send(b, u, buf, wb_frame_put_probe_ack(buf + DATA_HEADER, &ack));
-}
-
-/* An answer to one of our probes (or the handshake): the uplink works both ways. */
-static void uplink_answered(struct wb_bond *b, struct wb_uplink *u, uint64_t now, uint64_t rtt_ns)
+/* One of our probes (or the handshake) was answered. */
+static void uplink_answered(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
 {
 	u->last_answer_ns = now;
 	u->answers_in_row++;
-	wb_rtt_sample(&u->rtt, rtt_ns);
 	switch (u->state) {
 	case WB_UPLINK_DOWN:
 		/* A first answer is enough for an uplink never seen up; one that failed must prove itself. */
@@ -161,7 +218,8 @@ static void on_probe_ack(struct wb_bond *b, struct wb_uplink *u, const struct wb
 		u->answered_seq = ack->seq;
 	u->c.probe_acks++;
 	wb_uplink_note_loss(u, ack->tx_packets, ack->rx_packets);
-	uplink_answered(b, u, now, now - ack->sent_ns);
+	wb_rtt_sample(&u->rtt, now - ack->sent_ns);
+	uplink_answered(b, u, now);
 }
 
 static void on_uplink_info(struct wb_bond *b, struct wb_uplink *u, const struct wb_uplink_info *info)
@@ -189,10 +247,12 @@ static struct wb_uplink *uplink_for_rx(struct wb_bond *b, uint8_t id, const stru
 	if (!b->dev->p.server)
 		return u->exists ? u : NULL;
 	if (!u->exists) {
-		u->exists = true;
 		u->id = id;
 		u->weight = 1;
 		snprintf(u->name, sizeof(u->name), "uplink%u", id);
+		if (uplink_start(b, u, now))
+			return NULL;
+		u->exists = true;
 	}
 	if (!u->available || !wb_endpoint_equal(&u->endpoint, from)) {
 		wb_endpoint_format(was, &u->endpoint);
@@ -210,99 +270,233 @@ static struct wb_uplink *uplink_for_rx(struct wb_bond *b, uint8_t id, const stru
 	return u;
 }
 
-/* The first pass: every frame must parse before any of them acts. */
-static bool body_is_valid(const uint8_t *body, size_t len)
+/* ---- received messages ---------------------------------------------------------- */
+
+/* The first pass: every frame must parse before any acts. It also says what the packet asks of our acks. */
+static bool body_is_valid(const uint8_t *body, size_t len, bool *ack_eliciting, bool *urgent)
 {
 	const uint8_t *pos = body, *end = body + len;
 	struct wb_frame f;
 	int rc;
 
-	while ((rc = wb_frame_next(&pos, end, &f)) > 0)
-		;
+	*ack_eliciting = *urgent = false;
+	while ((rc = wb_frame_next(&pos, end, &f)) > 0) {
+		if (f.type == WB_FRAME_DATA || f.type == WB_FRAME_PROBE)
+			*ack_eliciting = true;
+		if (f.type == WB_FRAME_PROBE)
+			*urgent = true; /* a probe's sender times its answer: ack it at once */
+	}
 	return rc == 0;
 }
 
-static void deliver_ip(struct wb_bond *b, struct wb_uplink *u, const struct wb_frame *f)
+static void deliver_ip(void *ctx, const uint8_t *ip, size_t len)
 {
-	if (!wb_source_allowed(b->allowed, b->n_allowed, f->ip.data, f->ip.len)) {
+	struct wb_bond *b = ctx;
+
+	/* The DSN is used up either way; only allowed sources reach the TUN device. */
+	if (!wb_source_allowed(b->allowed, b->n_allowed, ip, len)) {
 		b->c.source_rejected++;
 		return;
 	}
 	b->c.tun_tx_packets++;
-	b->c.tun_tx_bytes += f->ip.len;
+	b->c.tun_tx_bytes += len;
+	b->dev->ops.deliver(b->dev->ctx, b, ip, len);
+}
+
+static void on_data_frame(struct wb_bond *b, struct wb_uplink *u, const struct wb_frame *f, uint64_t now)
+{
+	uint64_t dsn = wb_dsn_expand(f->data.dsn, b->rcv.nxt);
+
 	u->c.rx_ip_packets++;
-	b->dev->ops.deliver(b->dev->ctx, b, f->ip.data, f->ip.len);
+	switch (wb_reorder_receive(&b->rcv, dsn, f->data.data, (uint16_t)f->data.len, now, &b->pool, deliver_ip, b)) {
+	case WB_REORDER_DUPLICATE:
+		b->c.rx_duplicates++;
+		break;
+	case WB_REORDER_NO_ROOM:
+		b->c.rx_beyond_window++;
+		break;
+	case WB_REORDER_DELIVERED:
+	case WB_REORDER_HELD:
+		break;
+	}
+	if (b->rcv.max_held_bytes > b->c.reorder_held_max)
+		b->c.reorder_held_max = b->rcv.max_held_bytes;
+	b->bond_ack_pending = true;
+}
+
+static void on_ack_frame(struct wb_bond *b, struct wb_uplink *u, const struct wb_ack *ack, uint64_t now)
+{
+	struct wb_recovery_events ev = wb_bond_recovery_events(b, u);
+
+	if (wb_recovery_on_ack(u->rec, &u->rtt, &u->cc, ack, now, &ev))
+		uplink_acked(b, u, now);
+}
+
+static void on_bond_ack(struct wb_bond *b, const struct wb_bond_ack *a, uint64_t now)
+{
+	if (a->cum > b->snd.una && wb_sndbuf_ack_cum(&b->snd, a->cum, &b->pool)) {
+		b->progress_ns = now;
+		b->rto_backoff = 0;
+	}
+	for (unsigned i = 0; i < a->n; i++)
+		for (uint64_t d = a->s[i].lo > b->snd.una ? a->s[i].lo : b->snd.una; d <= a->s[i].hi && d < b->snd.nxt; d++)
+			wb_sndbuf_mark_delivered(&b->snd, d);
+	b->peer_rwnd = a->rwnd;
+}
+
+static bool act_on_frame(struct wb_bond *b, struct wb_uplink *u, const struct wb_frame *f, uint64_t now)
+{
+	switch (f->type) {
+	case WB_FRAME_DATA:
+		on_data_frame(b, u, f, now);
+		break;
+	case WB_FRAME_ACK:
+		on_ack_frame(b, u, &f->ack, now);
+		break;
+	case WB_FRAME_BOND_ACK:
+		on_bond_ack(b, &f->bond_ack, now);
+		break;
+	case WB_FRAME_PROBE:
+		wb_bond_send_probe_ack(b, u, &f->probe, now);
+		break;
+	case WB_FRAME_PROBE_ACK:
+		on_probe_ack(b, u, &f->probe_ack, now);
+		break;
+	case WB_FRAME_UPLINK_INFO:
+		on_uplink_info(b, u, &f->uplink_info);
+		break;
+	case WB_FRAME_CLOSE:
+		return true;
+	case WB_FRAME_PADDING:
+		break;
+	}
+	return false;
 }
 
 void wb_bond_on_data(struct wb_bond *b, uint64_t now, unsigned sock, const struct wb_endpoint *from,
-		     uint8_t uplink, const uint8_t *body, size_t len)
+		     uint8_t uplink, uint64_t pn, const uint8_t *body, size_t len)
 {
 	const uint8_t *pos = body, *end = body + len;
+	bool eliciting, urgent, closed = false;
 	struct wb_uplink *u;
 	struct wb_frame f;
-	bool closed = false;
 
 	(void)sock;
-	if (uplink >= WB_MAX_UPLINKS || !body_is_valid(body, len) || !(u = uplink_for_rx(b, uplink, from, now))) {
+	if (uplink >= WB_MAX_UPLINKS || !body_is_valid(body, len, &eliciting, &urgent) ||
+	    !(u = uplink_for_rx(b, uplink, from, now))) {
 		b->c.malformed++;
 		return;
 	}
 	u->c.rx_packets++;
 	u->c.rx_bytes += len + DATA_HEADER + WB_TAG_LEN;
 	u->data_rx++;
-	while (wb_frame_next(&pos, end, &f) > 0) {
-		switch (f.type) {
-		case WB_FRAME_IP:
-			deliver_ip(b, u, &f);
-			break;
-		case WB_FRAME_PROBE:
-			send_probe_ack(b, u, &f.probe);
-			break;
-		case WB_FRAME_PROBE_ACK:
-			on_probe_ack(b, u, &f.probe_ack, now);
-			break;
-		case WB_FRAME_UPLINK_INFO:
-			on_uplink_info(b, u, &f.uplink_info);
-			break;
-		case WB_FRAME_CLOSE:
-			closed = true;
-			break;
-		case WB_FRAME_PADDING:
-			break;
-		}
-	}
+	wb_ackgen_on_packet(&u->ackgen, pn, eliciting, urgent, now);
+	while (wb_frame_next(&pos, end, &f) > 0)
+		closed |= act_on_frame(b, u, &f, now);
 	if (closed) {
 		b->c.closes_received++;
 		wb_handshake_clear_sessions(b);
 		wb_bond_session_ended(b, now, "the peer closed the session");
+		return;
 	}
+	wb_bond_push(b, now);
 }
 
-int wb_bond_send_ip(struct wb_bond *b, uint64_t now, uint8_t *ip, size_t len)
+int wb_bond_send_ip(struct wb_bond *b, uint64_t now, const uint8_t *ip, size_t len)
 {
-	uint8_t *buf = ip - WB_SEND_HEADROOM;
-	struct wb_uplink *u;
-	int rc;
+	uint8_t *buf;
 
-	(void)now;
 	b->c.tun_rx_packets++;
 	b->c.tun_rx_bytes += len;
 	if (!b->current) {
 		b->c.no_session_drops++;
 		return -ENOTCONN;
 	}
-	if (!len || len > UINT16_MAX)
+	if (!len || len > b->tuning.mtu)
 		return -EMSGSIZE;
-	u = wb_spread_pick(b);
-	if (!u) {
-		b->c.no_uplink_drops++;
-		return -ENETUNREACH;
+	buf = wb_txq_has_room(&b->txq, (uint32_t)len) ? wb_pktbuf_get(&b->pool) : NULL;
+	if (!buf) {
+		b->c.queue_drops++;
+		return -ENOBUFS;
 	}
-	wb_frame_put_ip_header(buf + DATA_HEADER, len);
-	rc = seal_and_send(b, u, buf, WB_FRAME_IP_HEADER + len);
-	if (!rc)
-		u->c.tx_ip_packets++;
-	return rc;
+	memcpy(buf, ip, len);
+	wb_txq_push(&b->txq, buf, (uint16_t)len, now);
+	wb_bond_push(b, now);
+	return 0;
+}
+
+bool wb_bond_can_queue(const struct wb_bond *b, size_t len)
+{
+	return b->current && len <= b->tuning.mtu && wb_txq_has_room(&b->txq, (uint32_t)len) &&
+	       b->pool.in_use < b->pool.max;
+}
+
+/* ---- timers ---------------------------------------------------------------------- */
+
+uint64_t wb_bond_hold_ns(const struct wb_bond *b)
+{
+	uint64_t worst = 0;
+
+	if (b->tuning.hold_ns)
+		return b->tuning.hold_ns;
+	/*
+	 * Time for a loss on the slowest uplink to be seen (by a later packet,
+	 * or at worst two probe timeouts) and the packet resent on another.
+	 */
+	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
+		const struct wb_uplink *u = &b->uplinks[i];
+		uint64_t t = 3 * wb_recovery_pto(&u->rtt);
+
+		if (u->exists && u->available && u->rtt.has_sample && t > worst)
+			worst = t;
+	}
+	if (!worst)
+		return 1000000000ULL;
+	worst += HOLD_MARGIN_NS;
+	return worst < MIN_HOLD_NS ? MIN_HOLD_NS : worst > MAX_HOLD_NS ? MAX_HOLD_NS : worst;
+}
+
+/* The bond's own timeout: twice the slowest uplink's probe timeout, doubled per expiry in a row. */
+static uint64_t bond_rto(const struct wb_bond *b)
+{
+	uint64_t worst = BOND_RTO_MIN_NS;
+
+	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
+		const struct wb_uplink *u = &b->uplinks[i];
+
+		if (wb_uplink_usable(u) && 2 * wb_recovery_pto(&u->rtt) > worst)
+			worst = 2 * wb_recovery_pto(&u->rtt);
+	}
+	return worst << b->rto_backoff;
+}
+
+static uint64_t bond_rto_deadline(const struct wb_bond *b)
+{
+	return b->current && b->snd.una < b->snd.nxt ? b->progress_ns + bond_rto(b) : UINT64_MAX;
+}
+
+/* Nothing delivered for a bond timeout: resend from snd_una what nobody is known to carry. */
+static void bond_timeout(struct wb_bond *b, uint64_t now)
+{
+	unsigned queued = 0;
+
+	b->c.bond_timeouts++;
+	for (uint64_t d = b->snd.una; d < b->snd.nxt && queued < BOND_RTO_RESEND; d++) {
+		struct wb_sndbuf_entry *e = wb_sndbuf_get(&b->snd, d);
+
+		if (e->flags & WB_SND_DELIVERED)
+			continue;
+		/* The copies in flight at snd_una are presumed lost with the rest. */
+		if (d == b->snd.una)
+			e->holders = 0;
+		if (!e->holders) {
+			wb_sndbuf_queue_retx(&b->snd, d);
+			queued++;
+		}
+	}
+	if (b->rto_backoff < BOND_RTO_MAX_BACKOFF)
+		b->rto_backoff++;
+	b->progress_ns = now;
 }
 
 /* Silence starts at the last answer, or when the uplink could first send; state changes do not restart it. */
@@ -311,26 +505,33 @@ static uint64_t quiet_since(const struct wb_uplink *u)
 	return u->last_answer_ns > u->available_since_ns ? u->last_answer_ns : u->available_since_ns;
 }
 
-static uint64_t silence(const struct wb_uplink *u, uint64_t now)
-{
-	uint64_t since = quiet_since(u);
-
-	return now > since ? now - since : 0;
-}
-
-static void tick_uplink(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
+static void tick_liveness(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
 {
 	const struct wb_timers *t = &b->dev->p.timers;
-	uint64_t quiet = silence(u, now);
+	uint64_t quiet = now > quiet_since(u) ? now - quiet_since(u) : 0;
 	char why[64];
 
 	if (b->current && now >= u->next_probe_ns)
-		send_probe(b, u, now);
+		wb_bond_send_probe(b, u, now);
 	snprintf(why, sizeof(why), "no answer for %llu ms", (unsigned long long)(quiet / 1000000));
 	if (u->state == WB_UPLINK_UP && quiet > wb_uplink_stale_after(u, t->probe_interval_ns))
 		wb_bond_uplink_transition(b, u, WB_UPLINK_STALE, now, why);
 	else if ((u->state == WB_UPLINK_STALE || u->state == WB_UPLINK_PROBING) && quiet > t->uplink_timeout_ns)
 		wb_bond_uplink_transition(b, u, WB_UPLINK_DOWN, now, why);
+}
+
+static void tick_uplink(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
+{
+	struct wb_recovery_events ev = wb_bond_recovery_events(b, u);
+
+	if (now >= wb_recovery_deadline(u->rec, &u->rtt) && wb_recovery_on_timer(u->rec, &u->rtt, &u->cc, now, &ev)) {
+		/* Two probe timeouts without an ack: no new data goes there until it answers again. */
+		if (u->rec->timed_out && u->state == WB_UPLINK_UP)
+			wb_bond_uplink_transition(b, u, WB_UPLINK_STALE, now, "nothing acked for two probe timeouts");
+		if (b->current)
+			wb_bond_send_probe(b, u, now); /* something must elicit an ack */
+	}
+	tick_liveness(b, u, now);
 }
 
 void wb_bond_tick(struct wb_bond *b, uint64_t now)
@@ -339,6 +540,17 @@ void wb_bond_tick(struct wb_bond *b, uint64_t now)
 	for (int i = 0; i < WB_MAX_UPLINKS; i++)
 		if (b->uplinks[i].exists && b->uplinks[i].available)
 			tick_uplink(b, &b->uplinks[i], now);
+	wb_reorder_skip_due(&b->rcv, now, wb_bond_hold_ns(b), &b->pool, deliver_ip, b);
+	if (b->rcv.skipped != b->c.reorder_skips) {
+		wb_bond_log(b, WB_LOG_INFO, NULL, "gave up %llu missing packets after %llu ms, at DSN %llu",
+			    (unsigned long long)(b->rcv.skipped - b->c.reorder_skips),
+			    (unsigned long long)(wb_bond_hold_ns(b) / 1000000), (unsigned long long)b->rcv.nxt);
+		b->c.reorder_skips = b->rcv.skipped;
+		b->bond_ack_pending = true;
+	}
+	if (now >= bond_rto_deadline(b))
+		bond_timeout(b, now);
+	wb_bond_push(b, now);
 }
 
 static uint64_t min_u64(uint64_t a, uint64_t b)
@@ -356,6 +568,9 @@ static uint64_t uplink_deadline(const struct wb_bond *b, const struct wb_uplink 
 		due = min_u64(due, since + wb_uplink_stale_after(u, t->probe_interval_ns) + 1);
 	else if (u->state == WB_UPLINK_STALE || u->state == WB_UPLINK_PROBING)
 		due = min_u64(due, since + t->uplink_timeout_ns + 1);
+	due = min_u64(due, wb_recovery_deadline(u->rec, &u->rtt));
+	if (u->ackgen.deadline_ns)
+		due = min_u64(due, u->ackgen.deadline_ns);
 	return due;
 }
 
@@ -366,8 +581,12 @@ uint64_t wb_bond_deadline(const struct wb_bond *b)
 	for (int i = 0; i < WB_MAX_UPLINKS; i++)
 		if (b->uplinks[i].exists && b->uplinks[i].available)
 			due = min_u64(due, uplink_deadline(b, &b->uplinks[i]));
-	return due;
+	due = min_u64(due, wb_reorder_deadline(&b->rcv, wb_bond_hold_ns(b)));
+	due = min_u64(due, bond_rto_deadline(b));
+	return min_u64(due, b->pace_wake_ns);
 }
+
+/* ---- sessions and uplinks --------------------------------------------------------- */
 
 void wb_bond_session_started(struct wb_bond *b, uint64_t now, int hint_uplink)
 {
@@ -376,10 +595,12 @@ void wb_bond_session_started(struct wb_bond *b, uint64_t now, int hint_uplink)
 
 		if (!u->exists || !u->available)
 			continue;
-		if (i == hint_uplink && b->hs_sent_ns && now >= b->hs_sent_ns)
-			uplink_answered(b, u, now, now - b->hs_sent_ns);
+		if (i == hint_uplink && b->hs_sent_ns && now >= b->hs_sent_ns) {
+			wb_rtt_sample(&u->rtt, now - b->hs_sent_ns);
+			uplink_answered(b, u, now);
+		}
 		/* Probe every uplink now: it confirms the session to the server and shows it our endpoints. */
-		send_probe(b, u, now);
+		wb_bond_send_probe(b, u, now);
 	}
 }
 
@@ -409,14 +630,11 @@ void wb_bond_set_uplink_available(struct wb_bond *b, unsigned i, bool available,
 
 void wb_bond_close(struct wb_bond *b, uint64_t now)
 {
-	uint8_t buf[CONTROL_BUF];
-
-	(void)now;
 	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
 		struct wb_uplink *u = &b->uplinks[i];
 
 		if (u->exists && u->available)
-			seal_and_send(b, u, buf, wb_frame_put_close(buf + DATA_HEADER, WB_CLOSE_SHUTDOWN));
+			wb_bond_send_close(b, u, now);
 	}
 }
 
@@ -443,4 +661,16 @@ bool wb_bond_has_session(const struct wb_bond *b)
 const struct wb_uplink *wb_bond_uplink(const struct wb_bond *b, unsigned i)
 {
 	return i < WB_MAX_UPLINKS && b->uplinks[i].exists ? &b->uplinks[i] : NULL;
+}
+
+uint64_t wb_bond_memory(const struct wb_bond *b)
+{
+	uint64_t m = sizeof(*b) + wb_pktbuf_memory(&b->pool) + DATA_HEADER + b->max_body + WB_TAG_LEN;
+
+	m += (uint64_t)b->snd.cap * sizeof(*b->snd.ring) + (uint64_t)b->snd.retx_cap * sizeof(uint64_t);
+	m += (uint64_t)b->rcv.cap * sizeof(*b->rcv.ring) + (uint64_t)b->txq.cap * sizeof(*b->txq.ring);
+	for (int i = 0; i < WB_MAX_UPLINKS; i++)
+		if (b->uplinks[i].rec)
+			m += sizeof(struct wb_recovery) + (uint64_t)b->uplinks[i].rec->cap * sizeof(struct wb_sent);
+	return m;
 }

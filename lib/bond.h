@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A bond, inside the library: its peer, its handshake and sessions, its
- * uplinks. The daemon sees it only through wanbond.h; the library's own
- * modules (device.c, handshake.c, bond.c, spread.c) share this layout.
+ * uplinks, and the reliable layer over them. The daemon sees it only through
+ * wanbond.h; the library's own modules share this layout:
+ *
+ *   handshake.c  sessions (who initiates, rekeying, expiry)
+ *   bond.c       the bond's life, received messages, timers
+ *   bond_tx.c    sending: the send queue onto uplinks, control messages
+ *   sched.c      which uplink takes the next packet or resent packet
  */
 #ifndef WB_BOND_H
 #define WB_BOND_H
@@ -16,6 +21,11 @@
 #include "index.h"
 #include "keypair.h"
 #include "noise.h"
+#include "pktbuf.h"
+#include "recovery.h"
+#include "reorder.h"
+#include "sndbuf.h"
+#include "txq.h"
 #include "uplink.h"
 #include "wanbond.h"
 
@@ -43,28 +53,66 @@ struct wb_bond {
 	int n_allowed;
 	struct wb_ip_prefix allowed[WB_MAX_ALLOWED];
 	struct wb_uplink uplinks[WB_MAX_UPLINKS];
+
+	/* The reliable layer: sending side, then receiving side. */
+	struct wb_bond_tuning tuning;
+	const struct wb_cc_ops *cc_ops;
+	uint32_t max_body;        /* the largest sealed body: an MTU-sized packet in a data frame */
+	struct wb_pktbuf_pool pool;
+	struct wb_txq txq;
+	struct wb_sndbuf snd;
+	uint64_t peer_rwnd;
+	uint64_t progress_ns;     /* snd_una last moved (or data first went out after none) */
+	unsigned rto_backoff;
+	struct wb_reorder rcv;
+	bool bond_ack_pending;
+	uint64_t pace_wake_ns;    /* work waits only for pacing until then (UINT64_MAX: none) */
+	uint8_t *scratch;         /* one datagram being built */
+
 	struct wb_bond_counters c;
 };
 
-/* bond.c: the data path and the uplinks. */
-void wb_bond_init(struct wb_bond *b, struct wb_device *d, const struct wb_bond_params *p);
+/* bond.c */
+int wb_bond_init(struct wb_bond *b, struct wb_device *d, const struct wb_bond_params *p);
+void wb_bond_destroy(struct wb_bond *b);
 void wb_bond_on_data(struct wb_bond *b, uint64_t now, unsigned sock, const struct wb_endpoint *from,
-		     uint8_t uplink, const uint8_t *body, size_t len);
+		     uint8_t uplink, uint64_t pn, const uint8_t *body, size_t len);
 void wb_bond_tick(struct wb_bond *b, uint64_t now);
 uint64_t wb_bond_deadline(const struct wb_bond *b);
 /* A session began (a handshake finished): probe every uplink now; hint answered the handshake. */
 void wb_bond_session_started(struct wb_bond *b, uint64_t now, int hint_uplink);
 /* The session ended (expired, or closed by the peer): the uplinks go down with it. */
 void wb_bond_session_ended(struct wb_bond *b, uint64_t now, const char *why);
-/* Sends a datagram on an uplink, counting it. */
-void wb_bond_transmit(struct wb_bond *b, struct wb_uplink *u, const uint8_t *data, size_t len);
 void wb_bond_uplink_transition(struct wb_bond *b, struct wb_uplink *u, enum wb_uplink_state to, uint64_t now,
 			       const char *why);
 void wb_bond_log(const struct wb_bond *b, enum wb_log_level level, const struct wb_uplink *u, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* How long the receiver waits for a gap: from the tuning, or from the uplinks' RTTs. */
+uint64_t wb_bond_hold_ns(const struct wb_bond *b);
 
-/* spread.c: the uplink for the next IP packet (weighted; backups only when no other is up). */
-struct wb_uplink *wb_spread_pick(struct wb_bond *b);
+/* bond_tx.c */
+/* Sends what can go now: resent packets first, then the send queue; then acks that are due. */
+void wb_bond_push(struct wb_bond *b, uint64_t now);
+/* Sends a datagram on an uplink, counting it. */
+void wb_bond_transmit(struct wb_bond *b, struct wb_uplink *u, const uint8_t *data, size_t len);
+void wb_bond_send_probe(struct wb_bond *b, struct wb_uplink *u, uint64_t now);
+void wb_bond_send_probe_ack(struct wb_bond *b, struct wb_uplink *u, const struct wb_probe *probe, uint64_t now);
+void wb_bond_send_close(struct wb_bond *b, struct wb_uplink *u, uint64_t now);
+/* The next time the push loop has work that only pacing holds back, UINT64_MAX if none. */
+uint64_t wb_bond_pacing_wake(const struct wb_bond *b, uint64_t now);
+/* Where acked and lost packets of an uplink go: the send buffer. */
+struct wb_recovery_events wb_bond_recovery_events(struct wb_bond *b, struct wb_uplink *u);
+
+/*
+ * sched.c: the uplink for the next new packet, or for a resent one; NULL if
+ * none can send now. A resent packet may wait for uplinks that did not lose
+ * it: they are then reserved (a mask), and new packets keep off them.
+ */
+struct wb_uplink *wb_sched_pick_new(struct wb_bond *b, uint32_t bytes, uint64_t now, uint16_t reserved);
+struct wb_uplink *wb_sched_pick_retx(struct wb_bond *b, uint32_t bytes, uint64_t now, uint16_t avoid,
+				     uint16_t *reserved);
+/* Whether u may send bytes now: usable, window room, pacing, packet numbers to track. */
+bool wb_sched_can_send(const struct wb_uplink *u, uint32_t bytes, uint64_t now);
 
 /* handshake.c */
 void wb_handshake_tick(struct wb_bond *b, uint64_t now);

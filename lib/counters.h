@@ -15,6 +15,9 @@ struct wb_uplink_counters {
 	uint64_t probes_sent, probe_acks;
 	uint64_t endpoint_changes;           /* the peer's address or port moved (NAT, roaming) */
 	uint64_t went_down;                  /* transitions into down */
+	uint64_t data_packets;               /* IP packets sent on it, first copies */
+	uint64_t retransmits;                /* IP packets resent on it (lost elsewhere or here) */
+	uint64_t acks_sent;                  /* ack-only messages */
 };
 
 struct wb_bond_counters {
@@ -26,6 +29,15 @@ struct wb_bond_counters {
 	uint64_t replays;            /* a data message seen before, or too old */
 	uint64_t malformed;          /* an authenticated message whose frames do not parse */
 	uint64_t source_rejected;    /* an IP packet from a source the peer may not use */
+	/* The reliable layer. */
+	uint64_t aqm_drops;          /* dropped from the head of the send queue by CoDel */
+	uint64_t queue_drops;        /* the send queue was full */
+	uint64_t retransmits, retransmit_bytes; /* DSNs sent again */
+	uint64_t bond_timeouts;      /* the bond's own timeout resent from snd_una */
+	uint64_t rx_duplicates;      /* a DSN that arrived twice (copies on two uplinks) */
+	uint64_t rx_beyond_window;   /* a DSN the receive window had no room for */
+	uint64_t reorder_skips;      /* DSNs given up after the hold time */
+	uint64_t reorder_held_max;   /* the most the reorder buffer held, in window bytes */
 	uint64_t handshakes_sent, handshakes_completed;
 	uint64_t handshakes_refused; /* an initiation replayed, too frequent, or not decrypting */
 	uint64_t rekeys;             /* sessions that replaced an earlier one */

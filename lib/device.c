@@ -63,6 +63,7 @@ void wb_device_free(struct wb_device *d)
 		return;
 	for (unsigned i = 0; i < d->n_bonds; i++) {
 		wb_handshake_clear_sessions(d->bonds[i]);
+		wb_bond_destroy(d->bonds[i]);
 		wb_wipe(d->bonds[i], sizeof(*d->bonds[i]));
 		free(d->bonds[i]);
 	}
@@ -88,8 +89,8 @@ int wb_device_add_bond(struct wb_device *d, const struct wb_bond_params *p, stru
 	b = malloc(sizeof(*b));
 	if (!b)
 		return -ENOMEM;
-	wb_bond_init(b, d, p);
-	if (wb_noise_remote_init(&b->remote, &d->local, p->public_key, p->preshared_key)) {
+	if (wb_bond_init(b, d, p) || wb_noise_remote_init(&b->remote, &d->local, p->public_key, p->preshared_key)) {
+		wb_bond_destroy(b);
 		free(b);
 		return -EINVAL;
 	}
@@ -153,7 +154,7 @@ static void on_data(struct wb_device *d, uint64_t now, unsigned sock, const stru
 	}
 	if (kp == b->next)
 		wb_handshake_confirm(b, now);
-	wb_bond_on_data(b, now, sock, from, buf[1], buf + sizeof(struct wb_msg_data), (size_t)n);
+	wb_bond_on_data(b, now, sock, from, buf[1], wb_data_counter(buf), buf + sizeof(struct wb_msg_data), (size_t)n);
 }
 
 void wb_device_receive(struct wb_device *d, uint64_t now, unsigned sock, const struct wb_endpoint *from,

@@ -44,15 +44,18 @@ static void data_nonce(uint8_t nonce[WB_NONCE_LEN], uint8_t uplink, uint64_t cou
 	wb_put_le64(nonce + 4, counter);
 }
 
-int wb_keypair_seal(struct wb_keypair *kp, uint8_t uplink, uint8_t *buf, size_t body_len)
+uint64_t wb_data_counter(const uint8_t *buf)
+{
+	return wb_get_le64(buf + 8);
+}
+
+int wb_keypair_seal(struct wb_keypair *kp, uint8_t uplink, uint64_t counter, uint8_t *buf, size_t body_len)
 {
 	uint8_t nonce[WB_NONCE_LEN];
-	uint64_t counter;
 	int rc;
 
 	if (uplink >= WB_MAX_UPLINKS)
 		return -EINVAL;
-	counter = kp->send_counter[uplink];
 	if (counter >= WB_REJECT_AFTER_MESSAGES)
 		return -ENOSPC;
 	buf[0] = WB_MSG_DATA;
@@ -65,7 +68,6 @@ int wb_keypair_seal(struct wb_keypair *kp, uint8_t uplink, uint8_t *buf, size_t 
 			  body_len, buf + sizeof(struct wb_msg_data));
 	if (rc)
 		return rc;
-	kp->send_counter[uplink] = counter + 1;
 	kp->sealed++;
 	return (int)(sizeof(struct wb_msg_data) + body_len + WB_TAG_LEN);
 }

@@ -23,7 +23,6 @@ struct wb_keypair {
 	bool initiator;
 	uint64_t sealed;                         /* messages sealed, all uplinks together */
 	uint64_t opened;                         /* messages opened, all uplinks together */
-	uint64_t send_counter[WB_MAX_UPLINKS];
 	struct wb_replay replay[WB_MAX_UPLINKS];
 };
 
@@ -33,11 +32,13 @@ void wb_keypair_free(struct wb_keypair *kp);
 
 /*
  * Seals a data message in place: buf holds the 16-byte header room, then
- * body_len bytes of frames, then 16 bytes of room for the tag. Writes the
- * header (this uplink's next counter) and returns the message length, or a
- * negative errno (-ENOSPC when the key has sealed all it may).
+ * body_len bytes of frames, then 16 bytes of room for the tag. The counter
+ * is the uplink's packet number: it goes on across sessions, so it is
+ * unique under every key, and the uplink's acks can name packets by it.
+ * Writes the header and returns the message length, or a negative errno
+ * (-ENOSPC for a counter past what a key may seal).
  */
-int wb_keypair_seal(struct wb_keypair *kp, uint8_t uplink, uint8_t *buf, size_t body_len);
+int wb_keypair_seal(struct wb_keypair *kp, uint8_t uplink, uint64_t counter, uint8_t *buf, size_t body_len);
 
 /*
  * Opens a data message in place (len: header, body and tag) and runs the
@@ -45,5 +46,8 @@ int wb_keypair_seal(struct wb_keypair *kp, uint8_t uplink, uint8_t *buf, size_t 
  * not authenticate, -EALREADY for a replay or a counter too old.
  */
 int wb_keypair_open(struct wb_keypair *kp, uint8_t *buf, size_t len);
+
+/* The counter (packet number) of a message in its header. */
+uint64_t wb_data_counter(const uint8_t *buf);
 
 #endif

@@ -19,6 +19,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ackgen.h"
+#include "cc.h"
 #include "cookie.h"
 #include "counters.h"
 #include "endpoint.h"
@@ -38,7 +40,10 @@ struct wb_rtt {
 	bool has_sample;
 };
 
+struct wb_bond;
+
 struct wb_uplink {
+	struct wb_bond *bond;    /* the owner */
 	bool exists;             /* the slot is in use (a server learns uplinks as they appear) */
 	uint8_t id;
 	char name[WB_UPLINK_NAME_MAX + 1];
@@ -63,6 +68,13 @@ struct wb_uplink {
 	uint64_t data_tx, data_rx;     /* data messages sent and received on it (all sessions) */
 
 	int64_t spread_credit;   /* smooth weighted round robin */
+
+	/* The reliable layer: packet numbers (the AEAD counters), acks both ways, congestion control, pacing. */
+	uint64_t tx_pn;
+	struct wb_recovery *rec; /* allocated with the uplink (it grows with the window) */
+	struct wb_cc cc;
+	struct wb_ackgen ackgen;
+	uint64_t next_send_ns;   /* pacing: the next packet may leave then */
 	/* Client: a cookie is bound to the source address, so each uplink keeps its own. */
 	struct wb_cookie_jar cookies;
 	struct wb_uplink_counters c;

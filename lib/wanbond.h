@@ -61,6 +61,28 @@ struct wb_uplink_params {
 	uint16_t weight;
 };
 
+/* The reliable layer of a bond; zero fields take the defaults (wb_bond_tuning_defaults). */
+struct wb_bond_tuning {
+	uint32_t mtu;              /* of the TUN device: the largest IP packet */
+	uint64_t send_buffer;      /* bytes sent and not yet delivered, kept for resending */
+	uint64_t receive_window;   /* bytes the reorder buffer may hold */
+	uint64_t send_queue;       /* bytes waiting for an uplink */
+	uint64_t hold_ns;          /* how long a gap is waited for; 0: from the uplinks' RTTs */
+	bool no_aqm;               /* no CoDel on the send queue (the simulator's lossless mode) */
+	uint64_t aqm_target_ns, aqm_interval_ns;
+	char cc[16];               /* congestion control: "bbr" or "newreno" */
+};
+
+#define WB_DEFAULT_MTU 1413
+#define WB_DEFAULT_SEND_BUFFER (6ULL << 20)
+#define WB_DEFAULT_RECEIVE_WINDOW (6ULL << 20)
+#define WB_DEFAULT_SEND_QUEUE (1ULL << 20)
+#define WB_DEFAULT_AQM_TARGET_NS 5000000ULL
+#define WB_DEFAULT_AQM_INTERVAL_NS 100000000ULL
+
+/* Fills the zero fields of t with the defaults. */
+void wb_bond_tuning_defaults(struct wb_bond_tuning *t);
+
 struct wb_bond_params {
 	char name[32];
 	uint8_t public_key[WB_KEY_LEN];    /* the peer's */
@@ -72,6 +94,7 @@ struct wb_bond_params {
 	/* Sources the peer may use inside the tunnel; none: any (a client takes anything from its server). */
 	int n_allowed;
 	struct wb_ip_prefix allowed[WB_MAX_ALLOWED];
+	struct wb_bond_tuning tuning;
 	void *user; /* the caller's, returned by wb_bond_user() */
 };
 
@@ -112,16 +135,19 @@ void wb_device_tick(struct wb_device *d, uint64_t now);
 /* When wb_device_tick next has work, UINT64_MAX if never. */
 uint64_t wb_device_next_deadline(struct wb_device *d);
 
-/* Headroom and tailroom an IP packet needs around it for wb_bond_send_ip. */
-#define WB_SEND_HEADROOM ((int)sizeof(struct wb_msg_data) + WB_FRAME_IP_HEADER)
-#define WB_SEND_TAILROOM WB_TAG_LEN
-
 /*
- * Sends an IP packet over the bond. The WB_SEND_HEADROOM bytes before ip and
- * WB_SEND_TAILROOM after it are the caller's and are written. 0, or -ENOTCONN
- * (no session yet), -ENETUNREACH (no uplink up), -EMSGSIZE; each counted.
+ * Sends an IP packet over the bond: it is copied into the send queue and
+ * goes out as soon as an uplink can take it. 0, or -ENOTCONN (no session
+ * yet), -ENOBUFS (the send queue is full), -EMSGSIZE (above the MTU); each
+ * counted.
  */
-int wb_bond_send_ip(struct wb_bond *b, uint64_t now, uint8_t *ip, size_t len);
+int wb_bond_send_ip(struct wb_bond *b, uint64_t now, const uint8_t *ip, size_t len);
+
+/* Whether the send queue has room for a packet of len bytes (an application with backpressure). */
+bool wb_bond_can_queue(const struct wb_bond *b, size_t len);
+
+/* Bytes the bond has allocated for packets and its rings, for the operator. */
+uint64_t wb_bond_memory(const struct wb_bond *b);
 
 /* Client: whether uplink i has a working socket (its interface exists and is up). */
 void wb_bond_set_uplink_available(struct wb_bond *b, unsigned uplink, bool available, uint64_t now);

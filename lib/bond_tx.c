@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The sending side of a bond. wb_bond_push drains what it can: DSNs to
+ * resend first (lowest first, each on the uplink with the lowest RTT that
+ * can send), then the send queue (each packet on the uplink the scheduler
+ * picks, under the peer's receive window and our send buffer), then the
+ * acks that are due and found no packet to ride on. Every message takes
+ * the uplink's next packet number and is tracked by its recovery state.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bond.h"
+#include "device.h"
+#include "frame.h"
+
+#define DATA_HEADER ((size_t)sizeof(struct wb_msg_data))
+/* A pacing burst: a millisecond at the rate, and never less than two packets. */
+#define PACING_BURST_NS 1000000ULL
+
+void wb_bond_transmit(struct wb_bond *b, struct wb_uplink *u, const uint8_t *data, size_t len)
+{
+	struct wb_device *d = b->dev;
+
+	d->ops.send(d->ctx, d->p.server ? 0 : u->id, d->p.server ? &u->endpoint : &b->server, data, len);
+	u->c.tx_packets++;
+	u->c.tx_bytes += len;
+}
+
+static void pace(struct wb_uplink *u, uint64_t now, uint32_t bytes)
+{
+	uint64_t rate = u->cc.pacing_rate, burst, start;
+
+	if (!rate) {
+		u->next_send_ns = now;
+		return;
+	}
+	burst = rate * PACING_BURST_NS / 1000000000ULL;
+	if (burst < 2ULL * u->cc.mss)
+		burst = 2ULL * u->cc.mss;
+	/* Credit unused while idle is capped at the burst. */
+	start = now - burst * 1000000000ULL / rate;
+	if (start < u->next_send_ns)
+		start = u->next_send_ns;
+	u->next_send_ns = start + (uint64_t)bytes * 1000000000ULL / rate;
+}
+
+/* Adds the uplink's ack and the bond ack to a body when they are waiting and fit. */
+static size_t add_acks(struct wb_bond *b, struct wb_uplink *u, uint8_t *body, size_t n, uint64_t now)
+{
+	struct wb_ack ack;
+	struct wb_bond_ack back;
+
+	if (wb_ackgen_pending(&u->ackgen)) {
+		wb_ackgen_build(&u->ackgen, now, &ack);
+		if (n + wb_frame_ack_len(&ack) <= b->max_body) {
+			n += wb_frame_put_ack(body + n, &ack);
+			wb_ackgen_sent(&u->ackgen);
+		}
+	}
+	if (b->bond_ack_pending) {
+		wb_reorder_ack(&b->rcv, &back);
+		if (n + wb_frame_bond_ack_len(&back) <= b->max_body) {
+			n += wb_frame_put_bond_ack(body + n, &back);
+			b->bond_ack_pending = false;
+		}
+	}
+	return n;
+}
+
+/*
+ * Seals the body in b->scratch with the uplink's next packet number and
+ * sends it. Returns the datagram length, or a negative errno.
+ */
+static int seal_and_send(struct wb_bond *b, struct wb_uplink *u, size_t body_len, uint64_t now, uint64_t dsn,
+			 bool ack_eliciting, bool app_limited)
+{
+	int n;
+
+	if (!b->current)
+		return -ENOTCONN;
+	n = wb_keypair_seal(b->current, u->id, u->tx_pn, b->scratch, body_len);
+	if (n < 0)
+		return n;
+	u->tx_pn++;
+	u->data_tx++;
+	wb_recovery_on_sent(u->rec, &u->cc, now, (uint32_t)n, dsn, ack_eliciting, app_limited);
+	if (ack_eliciting)
+		pace(u, now, (uint32_t)n);
+	wb_bond_transmit(b, u, b->scratch, (size_t)n);
+	return n;
+}
+
+/* One DSN on one uplink, with whatever acks fit beside it. */
+static void send_data(struct wb_bond *b, struct wb_uplink *u, uint64_t dsn, uint64_t now, bool app_limited)
+{
+	struct wb_sndbuf_entry *e = wb_sndbuf_get(&b->snd, dsn);
+	uint8_t *body = b->scratch + DATA_HEADER;
+	size_t n = WB_FRAME_DATA_HEADER + e->len;
+
+	wb_frame_put_data_header(body, dsn, e->len);
+	memcpy(body + WB_FRAME_DATA_HEADER, e->data, e->len);
+	n = add_acks(b, u, body, n, now);
+	if (seal_and_send(b, u, n, now, dsn, true, app_limited) < 0)
+		return;
+	if (e->sends++) {
+		u->c.retransmits++;
+		b->c.retransmits++;
+		b->c.retransmit_bytes += e->len;
+	} else {
+		e->first_sent_ns = now;
+		u->c.data_packets++;
+		u->c.tx_ip_packets++;
+	}
+	e->holders |= (uint16_t)(1u << u->id);
+}
+
+/* The peer's receive window and our send buffer: may a packet of len get a DSN? */
+static bool window_open(const struct wb_bond *b, uint32_t len)
+{
+	uint64_t after = b->snd.bytes + wb_window_bytes(len);
+
+	return after <= b->tuning.send_buffer && after <= b->peer_rwnd;
+}
+
+/* Resends the lowest DSN queued, if an uplink takes it now; else says which uplinks it waits for. */
+static bool resend_one(struct wb_bond *b, uint64_t now, uint16_t *reserved)
+{
+	uint64_t dsn = wb_sndbuf_peek_retx(&b->snd);
+	struct wb_sndbuf_entry *e;
+	struct wb_uplink *u;
+
+	*reserved = 0;
+	if (dsn == UINT64_MAX)
+		return false;
+	e = wb_sndbuf_get(&b->snd, dsn);
+	u = wb_sched_pick_retx(b, e->len + 64, now, e->lost_on, reserved);
+	if (!u)
+		return false;
+	wb_sndbuf_pop_retx(&b->snd);
+	send_data(b, u, dsn, now, false);
+	return true;
+}
+
+static bool send_new(struct wb_bond *b, uint64_t now, uint16_t reserved)
+{
+	const struct wb_txq_entry *head = wb_txq_peek(&b->txq);
+	struct wb_txq_entry e;
+	struct wb_uplink *u;
+	uint64_t dsn;
+
+	if (!head || !window_open(b, head->len))
+		return false;
+	u = wb_sched_pick_new(b, head->len + 64, now, reserved);
+	if (!u)
+		return false;
+	if (!wb_txq_pop(&b->txq, now, &b->pool, &e))
+		return false; /* CoDel dropped the rest */
+	if (wb_sndbuf_push(&b->snd, e.data, e.len, &dsn)) {
+		wb_pktbuf_put(&b->pool, e.data);
+		b->c.queue_drops++;
+		return true;
+	}
+	if (b->snd.una + 1 == b->snd.nxt)
+		b->progress_ns = now; /* the bond timeout counts from the first packet out of an empty buffer */
+	send_data(b, u, dsn, now, !wb_txq_peek(&b->txq));
+	return true;
+}
+
+/* An ack-only message (with the bond ack when due) on an uplink whose ack is due. */
+static void send_ack(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
+{
+	size_t n = add_acks(b, u, b->scratch + DATA_HEADER, 0, now);
+
+	if (n && seal_and_send(b, u, n, now, WB_NO_DSN, false, false) >= 0)
+		u->c.acks_sent++;
+}
+
+void wb_bond_push(struct wb_bond *b, uint64_t now)
+{
+	uint16_t reserved;
+
+	if (!b->current)
+		return;
+	/* Resent packets first; new ones on what they leave (they may wait for a better uplink). */
+	for (;;) {
+		if (resend_one(b, now, &reserved))
+			continue;
+		if (wb_sndbuf_peek_retx(&b->snd) != UINT64_MAX && !reserved)
+			break; /* no uplink at all can take it: nor a new one */
+		if (!send_new(b, now, reserved))
+			break;
+	}
+	b->c.aqm_drops = b->txq.aqm_drops;
+	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
+		struct wb_uplink *u = &b->uplinks[i];
+
+		if (u->exists && u->available && wb_ackgen_due(&u->ackgen, now))
+			send_ack(b, u, now);
+	}
+	b->pace_wake_ns = wb_bond_pacing_wake(b, now);
+	wb_device_timers_changed(b->dev);
+}
+
+uint64_t wb_bond_pacing_wake(const struct wb_bond *b, uint64_t now)
+{
+	uint64_t due = UINT64_MAX;
+
+	if (!b->current || (!wb_txq_peek(&b->txq) && !b->snd.retx_n))
+		return UINT64_MAX;
+	/* An uplink with window room that only pacing holds back. */
+	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
+		const struct wb_uplink *u = &b->uplinks[i];
+
+		if (wb_uplink_usable(u) && u->rec && u->rec->bytes_in_flight + u->cc.mss <= u->cc.cwnd &&
+		    u->next_send_ns > now && u->next_send_ns < due)
+			due = u->next_send_ns;
+	}
+	return due;
+}
+
+/* ---- control messages ---------------------------------------------------- */
+
+void wb_bond_send_probe(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
+{
+	uint8_t *body = b->scratch + DATA_HEADER;
+	struct wb_probe probe = { .seq = ++u->probe_seq, .sent_ns = now, .tx_packets = u->data_tx + 1 };
+	size_t n = wb_frame_put_probe(body, &probe);
+
+	/* The client tells the server what it must know of its uplinks. */
+	if (!b->dev->p.server) {
+		struct wb_uplink_info info = { .flags = u->backup ? WB_UPLINK_BACKUP : 0, .weight = u->weight };
+
+		snprintf(info.name, sizeof(info.name), "%s", u->name);
+		n += wb_frame_put_uplink_info(body + n, &info);
+	}
+	n = add_acks(b, u, body, n, now);
+	u->next_probe_ns = now + b->dev->p.timers.probe_interval_ns;
+	/* A probe says nothing of the uplink's capacity: its rate sample must not lower the model. */
+	if (seal_and_send(b, u, n, now, WB_NO_DSN, true, true) >= 0)
+		u->c.probes_sent++;
+	wb_device_timers_changed(b->dev);
+}
+
+void wb_bond_send_probe_ack(struct wb_bond *b, struct wb_uplink *u, const struct wb_probe *probe, uint64_t now)
+{
+	uint8_t *body = b->scratch + DATA_HEADER;
+	struct wb_probe_ack ack = {
+		.seq = probe->seq, .sent_ns = probe->sent_ns, .tx_packets = probe->tx_packets, .rx_packets = u->data_rx,
+	};
+	size_t n = wb_frame_put_probe_ack(body, &ack);
+
+	seal_and_send(b, u, add_acks(b, u, body, n, now), now, WB_NO_DSN, false, false);
+}
+
+void wb_bond_send_close(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
+{
+	seal_and_send(b, u, wb_frame_put_close(b->scratch + DATA_HEADER, WB_CLOSE_SHUTDOWN), now, WB_NO_DSN, false,
+		      false);
+}
+
+/* ---- what acks and losses of an uplink mean for the send buffer ------------ */
+
+static void on_acked(void *ctx, const struct wb_sent *p)
+{
+	struct wb_uplink *u = ctx;
+	struct wb_sndbuf_entry *e = p->dsn == WB_NO_DSN ? NULL : wb_sndbuf_get(&u->bond->snd, p->dsn);
+
+	if (!e)
+		return;
+	/* The datagram reached the peer: so did its DSN, whatever its bond ack says yet. */
+	e->holders &= (uint16_t)~(1u << u->id);
+	e->flags |= WB_SND_DELIVERED;
+}
+
+static void on_lost(void *ctx, const struct wb_sent *p)
+{
+	struct wb_uplink *u = ctx;
+	struct wb_sndbuf_entry *e = p->dsn == WB_NO_DSN ? NULL : wb_sndbuf_get(&u->bond->snd, p->dsn);
+
+	if (!e)
+		return;
+	e->holders &= (uint16_t)~(1u << u->id);
+	e->lost_on |= (uint16_t)(1u << u->id);
+	/* Resend only when no other uplink still carries a copy. */
+	if (!e->holders)
+		wb_sndbuf_queue_retx(&u->bond->snd, p->dsn);
+}
+
+struct wb_recovery_events wb_bond_recovery_events(struct wb_bond *b, struct wb_uplink *u)
+{
+	(void)b;
+	return (struct wb_recovery_events){ .acked = on_acked, .lost = on_lost, .ctx = u };
+}
