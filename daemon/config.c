@@ -737,6 +737,37 @@ static int read_prefixes(const struct sect *s, const char *key, bool routes, str
 
 /* ---- sections ---- */
 
+static int parse_transport(struct parse *p, const struct sect *root)
+{
+	static const char *const keys[] = { "congestion_control", "send_buffer_kb", "receive_window_kb",
+					    "send_queue_kb", "reorder_hold_ms", "aqm", "aqm_target_ms",
+					    "aqm_interval_ms", NULL };
+	struct wb_conf_transport *t = &p->cfg->transport;
+	struct sect s = { p, NULL, "", "transport." };
+	config_setting_t *g;
+	const char *cc = NULL;
+	int ret = member(root, "transport", K_GROUP, &g);
+
+	if (ret || !g)
+		return ret;
+	s.set = g;
+	if ((ret = check_keys(&s, keys)) || (ret = read_string(&s, "congestion_control", false, &cc)) ||
+	    (ret = read_u32(&s, "send_buffer_kb", 64, 1024 * 1024, &t->send_buffer_kb)) ||
+	    (ret = read_u32(&s, "receive_window_kb", 64, 1024 * 1024, &t->receive_window_kb)) ||
+	    (ret = read_u32(&s, "send_queue_kb", 16, 1024 * 1024, &t->send_queue_kb)) ||
+	    (ret = read_u32(&s, "reorder_hold_ms", 0, 60000, &t->reorder_hold_ms)) ||
+	    (ret = read_bool(&s, "aqm", &t->aqm)) ||
+	    (ret = read_u32(&s, "aqm_target_ms", 1, 1000, &t->aqm_target_ms)) ||
+	    (ret = read_u32(&s, "aqm_interval_ms", 10, 10000, &t->aqm_interval_ms)))
+		return ret;
+	if (cc && strcmp(cc, "bbr") && strcmp(cc, "newreno"))
+		return report(p, config_setting_get_member(g, "congestion_control"),
+			      "transport.congestion_control: '%s' is none of bbr, newreno", cc);
+	if (cc)
+		snprintf(t->congestion_control, sizeof(t->congestion_control), "%s", cc);
+	return 0;
+}
+
 static int parse_timers(struct parse *p, const struct sect *root)
 {
 	static const char *const keys[] = { "probe_interval_ms", "uplink_timeout_ms", "handshake_retry_ms",
@@ -1071,7 +1102,7 @@ static int check_own_key(struct parse *p)
 }
 
 static const char *const common_keys[] = { "role", "name", "private_key", "private_key_file", "cipher",
-					   "timers", NULL };
+					   "timers", "transport", NULL };
 static const char *const client_keys[] = { "server", "tun", "routes", "uplinks", NULL };
 static const char *const server_keys[] = { "listen", "peers", NULL };
 
@@ -1134,7 +1165,8 @@ static int parse_root(struct parse *p, const config_setting_t *set)
 	if ((ret = parse_role(p, &root)) || (ret = check_root_keys(p, set)) ||
 	    (ret = read_name(&root, "name", cfg->name)) ||
 	    (ret = read_secret_key(&root, "private_key", true, cfg->private_key, &has_key)) ||
-	    (ret = parse_cipher(p, &root)) || (ret = parse_timers(p, &root)))
+	    (ret = parse_cipher(p, &root)) || (ret = parse_timers(p, &root)) ||
+	    (ret = parse_transport(p, &root)))
 		return ret;
 	ret = cfg->role == WB_ROLE_CLIENT ? parse_client(p, &root) : parse_server(p, &root);
 	return ret ? ret : check_own_key(p);
@@ -1171,6 +1203,9 @@ static void set_defaults(struct wb_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->cipher = WB_CIPHER_CHACHA20_POLY1305;
 	cfg->timers = default_timers;
+	cfg->transport = (struct wb_conf_transport){ .congestion_control = "bbr", .send_buffer_kb = 6144,
+						      .receive_window_kb = 6144, .send_queue_kb = 1024,
+						      .aqm = true, .aqm_target_ms = 5, .aqm_interval_ms = 100 };
 }
 
 int wb_config_parse(struct wb_config *cfg, const char *text, const char *name, char *err, size_t errlen)

@@ -74,6 +74,17 @@ struct wb_conf_timers {
 	uint64_t rekey_after_messages;  /* ... or one that sealed this many messages */
 };
 
+/* The reliable layer; zero values mean automatic (see config.c). */
+struct wb_conf_transport {
+	char congestion_control[16]; /* "bbr" or "newreno" */
+	uint32_t send_buffer_kb;     /* sent and not yet delivered */
+	uint32_t receive_window_kb;  /* the reorder buffer */
+	uint32_t send_queue_kb;      /* waiting for an uplink */
+	uint32_t reorder_hold_ms;    /* 0: from the uplinks' RTTs */
+	bool aqm;                    /* CoDel on the send queue */
+	uint32_t aqm_target_ms, aqm_interval_ms;
+};
+
 struct wb_config {
 	char path[WB_PATH_MAX];
 	enum wb_role role;
@@ -81,6 +92,7 @@ struct wb_config {
 	uint8_t private_key[WB_KEY_LEN];
 	enum wb_cipher cipher;
 	struct wb_conf_timers timers;
+	struct wb_conf_transport transport;
 
 	/* Client: the server and this router's uplinks. peers[0] is the server. */
 	struct sockaddr_storage server; /* address and port */

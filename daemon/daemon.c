@@ -83,7 +83,7 @@ static void flush_sockets(struct daemon *d)
 static void on_tun(struct loop_fd *f, uint32_t events)
 {
 	struct bond_ctx *bc = container_of(f, struct bond_ctx, tun);
-	uint8_t *ip = bc->buf + WB_SEND_HEADROOM;
+	uint8_t *ip = bc->buf;
 	uint64_t now = loop_now();
 
 	(void)events;
@@ -301,9 +301,25 @@ static void allowed_sources(const struct wb_conf_peer *peer, struct wb_bond_para
 		add_allowed(p, &peer->tun.address[i]);
 }
 
+static void tuning_from_config(struct wb_bond_tuning *t, const struct wb_conf_transport *c, uint32_t mtu)
+{
+	*t = (struct wb_bond_tuning){
+		.mtu = mtu,
+		.send_buffer = (uint64_t)c->send_buffer_kb * 1024,
+		.receive_window = (uint64_t)c->receive_window_kb * 1024,
+		.send_queue = (uint64_t)c->send_queue_kb * 1024,
+		.hold_ns = (uint64_t)c->reorder_hold_ms * 1000000ULL,
+		.no_aqm = !c->aqm,
+		.aqm_target_ns = (uint64_t)c->aqm_target_ms * 1000000ULL,
+		.aqm_interval_ns = (uint64_t)c->aqm_interval_ms * 1000000ULL,
+	};
+	snprintf(t->cc, sizeof(t->cc), "%s", c->congestion_control);
+}
+
 static void bond_params(struct daemon *d, const struct wb_conf_peer *peer, struct bond_ctx *bc, struct wb_bond_params *p)
 {
 	memset(p, 0, sizeof(*p));
+	tuning_from_config(&p->tuning, &d->cfg.transport, bc->mtu);
 	snprintf(p->name, sizeof(p->name), "%s", peer->name);
 	memcpy(p->public_key, peer->public_key, WB_KEY_LEN);
 	memcpy(p->preshared_key, peer->preshared_key, WB_KEY_LEN);
@@ -331,7 +347,7 @@ static int start_bond(struct daemon *d, int i)
 	bc->conf = &d->cfg.peers[i];
 	bc->tun.fd = -1;
 	bc->mtu = bc->conf->tun.mtu ? bc->conf->tun.mtu : auto_mtu(d);
-	bc->buf = malloc(WB_SEND_HEADROOM + bc->mtu + WB_SEND_TAILROOM);
+	bc->buf = malloc(bc->mtu);
 	if (!bc->buf)
 		return -ENOMEM;
 	bond_params(d, bc->conf, bc, &p);

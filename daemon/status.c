@@ -5,6 +5,7 @@
  */
 #include <inttypes.h>
 
+#include "bond.h"
 #include "daemon.h"
 #include "uplink.h"
 
@@ -22,6 +23,14 @@ static void log_uplink(const struct bond_ctx *bc, const struct wb_uplink *u)
 		 u->rtt.min_ns / 1e6, u->rtt.rttvar_ns / 1e6, u->loss_ppm / 1e4, u->weight, c->tx_packets, c->tx_bytes,
 		 c->tx_ip_packets, c->rx_packets, c->rx_bytes, c->rx_ip_packets, c->probe_acks, c->probes_sent,
 		 c->endpoint_changes, c->went_down);
+	if (u->rec)
+		log_line(LOG_LVL_NOTICE, bc->conf->name, u->name,
+			 "cwnd %" PRIu64 " B, in flight %" PRIu64 " B, pacing %.1f Mbit/s; data sent %" PRIu64
+			 ", resent %" PRIu64 ", lost %" PRIu64 " (spurious %" PRIu64 "), timeouts %" PRIu64
+			 "%s, acks sent %" PRIu64,
+			 u->cc.cwnd, u->rec->bytes_in_flight, u->cc.pacing_rate * 8 / 1e6, c->data_packets, c->retransmits,
+			 u->rec->lost_packets, u->rec->spurious, u->rec->timeouts, u->rec->timed_out ? " (timed out)" : "",
+			 c->acks_sent);
 }
 
 static void log_bond(const struct bond_ctx *bc)
@@ -38,6 +47,12 @@ static void log_bond(const struct bond_ctx *bc)
 		 c->tun_rx_bytes, c->tun_tx_packets, c->tun_tx_bytes, c->no_session_drops, c->no_uplink_drops,
 		 bc->tun_write_errors, c->auth_failures, c->replays, c->malformed, c->source_rejected, c->handshakes_sent,
 		 c->handshakes_completed, c->handshakes_refused, c->rekeys, c->cookies_received, c->closes_received);
+	log_line(LOG_LVL_NOTICE, bc->conf->name, NULL,
+		 "reliable layer: resent %" PRIu64 " pkts %" PRIu64 " B, bond timeouts %" PRIu64 ", send queue drops: aqm %"
+		 PRIu64 ", full %" PRIu64 "; received twice %" PRIu64 ", beyond the window %" PRIu64 ", given up %" PRIu64
+		 ", reorder buffer peak %" PRIu64 " B; memory %" PRIu64 " B",
+		 c->retransmits, c->retransmit_bytes, c->bond_timeouts, c->aqm_drops, c->queue_drops, c->rx_duplicates,
+		 c->rx_beyond_window, c->reorder_skips, c->reorder_held_max, wb_bond_memory(bc->bond));
 	for (unsigned i = 0; i < WB_MAX_UPLINKS; i++) {
 		const struct wb_uplink *u = wb_bond_uplink(bc->bond, i);
 
