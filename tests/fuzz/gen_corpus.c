@@ -18,6 +18,8 @@
 #include "cookie.h"
 #include "frame.h"
 #include "fuzz_pair.h"
+#include "keypair.h"
+#include "varint.h"
 
 static const char *root;
 
@@ -67,13 +69,47 @@ static void put_taken(const char *name, struct fp_side *s, int type)
 	free(d.data);
 }
 
+/*
+ * Whether the first datagram `from` has queued carries a frame of this type:
+ * opened (on a copy) with the keys of the side it goes to.
+ */
+static bool first_carries(struct fp_side *from, struct fp_side *to, enum wb_frame_type type)
+{
+	const struct fp_datagram *d = &from->q[0];
+	const size_t hdr = sizeof(struct wb_msg_data);
+	uint8_t nonce[WB_NONCE_LEN], body[WB_MAX_DATAGRAM];
+	struct wb_keypair *kp = to->bond->current;
+	const uint8_t *pos = body;
+	struct wb_frame f;
+
+	if (!from->queued || d->len < hdr + WB_TAG_LEN || d->data[0] != WB_MSG_DATA || !kp ||
+	    kp->local_index != wb_get_le32(d->data + 4))
+		return false;
+	wb_put_le32(nonce, d->data[1]);
+	memcpy(nonce + 4, d->data + 8, 8);
+	if (wb_aead_open(kp->recv, nonce, d->data, hdr, d->data + hdr, d->len - hdr, body))
+		return false;
+	while (wb_frame_next(&pos, body + d->len - hdr - WB_TAG_LEN, &f) > 0)
+		if (f.type == type)
+			return true;
+	return false;
+}
+
+static void must_carry(struct fp_side *from, struct fp_side *to, enum wb_frame_type type, const char *what)
+{
+	if (!first_carries(from, to, type)) {
+		fprintf(stderr, "gen_corpus: the datagram for %s carries no frame of type %d\n", what, type);
+		exit(1);
+	}
+}
+
 static void send_ip(struct fp_side *s, uint8_t fill)
 {
-	uint8_t buf[WB_SEND_HEADROOM + 60 + WB_SEND_TAILROOM];
+	uint8_t buf[60];
 
 	memset(buf, fill, sizeof(buf));
-	buf[WB_SEND_HEADROOM] = 0x45;
-	if (wb_bond_send_ip(s->bond, s->fp->now, buf + WB_SEND_HEADROOM, 60)) {
+	buf[0] = 0x45;
+	if (wb_bond_send_ip(s->bond, s->fp->now, buf, sizeof(buf))) {
 		fprintf(stderr, "gen_corpus: cannot send an IP packet\n");
 		exit(1);
 	}
@@ -120,12 +156,28 @@ static void datagram_seeds(void)
 		exit(1);
 	}
 	send_ip(&f.c, 0x11);
+	must_carry(&f.c, &f.s, WB_FRAME_DATA, "data_client_ip");
 	put_taken("data_client_ip", &f.c, WB_MSG_DATA);
 	/* The server sends only once an uplink answered its probes. */
 	wb_device_tick(f.s.dev, f.now);
 	fp_flush(&f);
 	send_ip(&f.s, 0x22);
 	put_taken("data_server_ip", &f.s, WB_MSG_DATA);
+	/* Acks: two IP packets from the client make the server ack at once (an ACK and a BOND_ACK frame). */
+	send_ip(&f.c, 0x33);
+	send_ip(&f.c, 0x34);
+	fp_deliver_queue(&f, &f.c, &f.s);
+	wb_device_tick(f.s.dev, f.now + WB_MAX_ACK_DELAY_NS); /* each uplink had one: acked within the delay */
+	must_carry(&f.s, &f.c, WB_FRAME_ACK, "data_server_acks");
+	must_carry(&f.s, &f.c, WB_FRAME_BOND_ACK, "data_server_acks");
+	put_taken("data_server_acks", &f.s, WB_MSG_DATA);
+	send_ip(&f.s, 0x35);
+	send_ip(&f.s, 0x36);
+	fp_deliver_queue(&f, &f.s, &f.c);
+	wb_device_tick(f.c.dev, f.now + WB_MAX_ACK_DELAY_NS);
+	must_carry(&f.c, &f.s, WB_FRAME_ACK, "data_client_acks");
+	must_carry(&f.c, &f.s, WB_FRAME_BOND_ACK, "data_client_acks");
+	put_taken("data_client_acks", &f.c, WB_MSG_DATA);
 	wb_device_tick(f.c.dev, f.now + 250 * FP_MS);
 	put_taken("data_client_probe", &f.c, WB_MSG_DATA);
 	wb_bond_close(f.c.bond, f.now);
@@ -144,18 +196,31 @@ static void datagram_seeds(void)
 	put("fuzz_datagram", "data_zero", junk, 32);
 }
 
+/* An ACK frame from raw varints (for malformed seeds): largest, delay, count, first, then pairs. */
+static size_t raw_varints(uint8_t *p, uint8_t type, const uint64_t *v, size_t n)
+{
+	size_t len = 1;
+
+	p[0] = type;
+	for (size_t i = 0; i < n; i++)
+		len += wb_varint_put(p + len, v[i]);
+	return len;
+}
+
 static void frame_seeds(void)
 {
-	uint8_t b[256];
+	uint8_t b[1024];
 	size_t n;
 	struct wb_probe probe = { 1, FP_T0, 3 };
 	struct wb_probe_ack ack = { 1, FP_T0, 3, 2 };
 	struct wb_uplink_info info = { WB_UPLINK_BACKUP, 3, "lte" };
+	struct wb_ack a = { .delay_us = 250, .n = 3, .r = { { 40, 47 }, { 30, 35 }, { 0, 20 } } };
+	struct wb_bond_ack ba = { .cum = 0, .rwnd = 6 << 20, .n = 2, .s = { { 2, 3 }, { 6, 9 } } };
 
 	put("fuzz_frames", "empty", "", 0);
-	wb_frame_put_ip_header(b, 20);
-	memset(b + 3, 0x45, 20);
-	put("fuzz_frames", "ip", b, 23);
+	wb_frame_put_data_header(b, 0, 20);
+	memset(b + WB_FRAME_DATA_HEADER, 0x45, 20);
+	put("fuzz_frames", "data", b, WB_FRAME_DATA_HEADER + 20);
 	n = wb_frame_put_probe(b, &probe);
 	n += wb_frame_put_uplink_info(b + n, &info);
 	put("fuzz_frames", "probe_info", b, n);
@@ -166,18 +231,62 @@ static void frame_seeds(void)
 	/* Several, then padding and bytes after it. */
 	n = wb_frame_put_probe(b, &probe);
 	n += wb_frame_put_uplink_info(b + n, &info);
-	wb_frame_put_ip_header(b + n, 8);
-	memset(b + n + 3, 0x60, 8);
-	n += 11;
+	wb_frame_put_data_header(b + n, 0, 8);
+	memset(b + n + WB_FRAME_DATA_HEADER, 0x60, 8);
+	n += WB_FRAME_DATA_HEADER + 8;
 	n += wb_frame_put_probe_ack(b + n, &ack);
 	b[n++] = WB_FRAME_PADDING;
 	memset(b + n, 0xff, 7);
 	n += 7;
 	put("fuzz_frames", "several_padding", b, n);
-	/* Malformed: an IP frame longer than the body, an unknown type, an empty name. */
-	wb_frame_put_ip_header(b, 100);
-	put("fuzz_frames", "ip_too_long", b, 10);
-	b[0] = 0x06;
+	/* Data out of order (held, then the gap fills), and a duplicate. */
+	n = 0;
+	for (unsigned k = 0; k < 4; k++) {
+		static const uint32_t dsns[] = { 2, 1, 2, 0 };
+
+		wb_frame_put_data_header(b + n, dsns[k], 9);
+		memset(b + n + WB_FRAME_DATA_HEADER, 0x45 + (int)k, 9);
+		n += WB_FRAME_DATA_HEADER + 9;
+	}
+	put("fuzz_frames", "data_reordered", b, n);
+	/* A DSN far ahead (held until the gap is skipped). */
+	wb_frame_put_data_header(b, 5000, 12);
+	memset(b + WB_FRAME_DATA_HEADER, 0x45, 12);
+	put("fuzz_frames", "data_far_ahead", b, WB_FRAME_DATA_HEADER + 12);
+	/* Acks: alone, with data, the most ranges, the largest numbers. */
+	n = wb_frame_put_ack(b, &a);
+	put("fuzz_frames", "ack", b, n);
+	n = wb_frame_put_bond_ack(b, &ba);
+	put("fuzz_frames", "bond_ack", b, n);
+	wb_frame_put_data_header(b, 0, 20);
+	memset(b + WB_FRAME_DATA_HEADER, 0x45, 20);
+	n = WB_FRAME_DATA_HEADER + 20;
+	n += wb_frame_put_ack(b + n, &a);
+	n += wb_frame_put_bond_ack(b + n, &ba);
+	put("fuzz_frames", "data_ack_bond_ack", b, n);
+	a.n = WB_ACK_MAX_RANGES;
+	for (unsigned i = 0; i < a.n; i++)
+		a.r[i] = (struct wb_range){ 200 - 3 * i, 201 - 3 * i };
+	n = wb_frame_put_ack(b, &a);
+	put("fuzz_frames", "ack_max_ranges", b, n);
+	ba.cum = 1;
+	ba.n = WB_BOND_ACK_MAX_SACKS;
+	for (unsigned i = 0; i < ba.n; i++)
+		ba.s[i] = (struct wb_range){ 3 + 3 * i, 4 + 3 * i };
+	n = wb_frame_put_bond_ack(b, &ba);
+	put("fuzz_frames", "bond_ack_max_sacks", b, n);
+	a.n = 1;
+	a.delay_us = WB_VARINT_MAX;
+	a.r[0] = (struct wb_range){ 0, WB_VARINT_MAX };
+	n = wb_frame_put_ack(b, &a);
+	ba = (struct wb_bond_ack){ .cum = WB_VARINT_MAX - 2, .rwnd = WB_VARINT_MAX, .n = 1,
+				   .s = { { WB_VARINT_MAX, WB_VARINT_MAX } } };
+	n += wb_frame_put_bond_ack(b + n, &ba);
+	put("fuzz_frames", "acks_largest", b, n);
+	/* Malformed: a data frame longer than the body, an unknown type, an empty name. */
+	wb_frame_put_data_header(b, 0, 100);
+	put("fuzz_frames", "data_too_long", b, 10);
+	b[0] = 0x08;
 	put("fuzz_frames", "unknown_type", b, 1);
 	b[0] = WB_FRAME_UPLINK_INFO;
 	b[1] = 0;
@@ -185,6 +294,23 @@ static void frame_seeds(void)
 	b[3] = 0;
 	b[4] = 0;
 	put("fuzz_frames", "empty_name", b, 5);
+	/* Malformed acks: first range above the largest, a gap below 0, too many ranges, sums past 2^62. */
+	{
+		const uint64_t above[] = { 10, 0, 0, 11 };
+		const uint64_t below[] = { 10, 0, 1, 2, 7, 0 };
+		const uint64_t many[] = { 100, 0, WB_ACK_MAX_RANGES, 0 };
+		const uint64_t sum[] = { WB_VARINT_MAX, 1, 1, WB_VARINT_MAX, WB_VARINT_MAX };
+		const uint64_t sacks[] = { 0, 1, WB_BOND_ACK_MAX_SACKS + 1 };
+
+		put("fuzz_frames", "ack_first_above_largest", b, raw_varints(b, WB_FRAME_ACK, above, 4));
+		put("fuzz_frames", "ack_gap_below_zero", b, raw_varints(b, WB_FRAME_ACK, below, 6));
+		put("fuzz_frames", "ack_too_many_ranges", b, raw_varints(b, WB_FRAME_ACK, many, 4));
+		put("fuzz_frames", "bond_ack_sum_past_2_62", b, raw_varints(b, WB_FRAME_BOND_ACK, sum, 5));
+		put("fuzz_frames", "bond_ack_too_many_sacks", b, raw_varints(b, WB_FRAME_BOND_ACK, sacks, 3));
+	}
+	/* An ack cut inside a varint. */
+	n = wb_frame_put_ack(b, &(struct wb_ack){ .delay_us = 1000, .n = 1, .r = { { 1ULL << 40, 1ULL << 41 } } });
+	put("fuzz_frames", "ack_truncated", b, n - 3);
 }
 
 int main(int argc, char **argv)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bond.h"
 #include "crypto.h"
 
 static void on_send(void *ctx, unsigned sock, const struct wb_endpoint *to, const uint8_t *data, size_t len)
@@ -24,6 +25,14 @@ static void on_send(void *ctx, unsigned sock, const struct wb_endpoint *to, cons
 	d->from = s->is_server ? p->server_ep : p->client_ep[sock];
 	d->len = (uint16_t)len;
 	memcpy(d->data, data, len);
+	d->at = p->now;
+	if (!s->is_server && sock < WB_MAX_UPLINKS)
+		d->at += p->delay_ns[sock];
+	for (int k = 0; s->is_server && k < WB_MAX_UPLINKS; k++)
+		if (wb_endpoint_equal(to, &p->client_ep[k])) {
+			d->at += p->delay_ns[k];
+			break;
+		}
 }
 
 static void on_deliver(void *ctx, struct wb_bond *b, const uint8_t *ip, size_t len)
@@ -117,6 +126,7 @@ void pair_init(struct pair *p, const struct pair_options *o)
 
 	wb_x25519_public(cb.public_key, o->wrong_server_key ? other : server_key);
 	wb_x25519_public(sb.public_key, o->server_does_not_know_client ? other : client_key);
+	cb.tuning = sb.tuning = o->tuning;
 	memset(cb.preshared_key, 7, WB_KEY_LEN);
 	memset(sb.preshared_key, o->wrong_psk ? 8 : 7, WB_KEY_LEN);
 	cb.server = p->server_ep;
@@ -181,10 +191,14 @@ static bool lost(struct pair *p, const struct pair_side *from, const struct pair
 	return p->filter && p->filter(p, from, d, p->filter_arg);
 }
 
-/* Moves one side's queue to the other side; datagrams sent meanwhile wait for the next round. */
+/*
+ * Moves the datagrams of one side's queue whose time has come to the other
+ * side; the rest stay, in order. Datagrams sent meanwhile wait for the next
+ * round. Returns whether any arrived (or was lost).
+ */
 static bool deliver_queue(struct pair *p, struct pair_side *from, struct pair_side *to, unsigned drop_mask)
 {
-	size_t n = from->queued;
+	size_t n = from->queued, kept = 0, moved = 0;
 	struct pair_datagram *batch;
 
 	if (!n)
@@ -199,12 +213,34 @@ static bool deliver_queue(struct pair *p, struct pair_side *from, struct pair_si
 		unsigned sock;
 		int uplink;
 
+		if (d->at > p->now) {
+			batch[kept++] = *d; /* kept <= i: never overwrites one not yet looked at */
+			continue;
+		}
+		moved++;
 		if (!route(p, from, d, &sock, &uplink) || lost(p, from, d, uplink, drop_mask))
 			continue;
 		wb_device_receive(to->dev, p->now, sock, &d->from, d->data, d->len);
 	}
+	/* The ones kept go back in front of what `from` queued meanwhile (only `to` ran: nothing). */
+	if (from->queued + kept > PAIR_MAX_QUEUE)
+		abort();
+	memmove(from->queue + kept, from->queue, from->queued * sizeof(*batch));
+	memcpy(from->queue, batch, kept * sizeof(*batch));
+	from->queued += kept;
 	free(batch);
-	return true;
+	return moved > 0;
+}
+
+/* The earliest time a queued datagram of s arrives after now, UINT64_MAX if none. */
+static uint64_t next_arrival(const struct pair *p, const struct pair_side *s)
+{
+	uint64_t due = UINT64_MAX;
+
+	for (size_t i = 0; i < s->queued; i++)
+		if (s->queue[i].at > p->now && s->queue[i].at < due)
+			due = s->queue[i].at;
+	return due;
 }
 
 static void flush(struct pair *p, unsigned drop_mask)
@@ -242,8 +278,16 @@ static void run_until(struct pair *p, uint64_t t, unsigned drop_mask)
 {
 	for (;;) {
 		uint64_t c = wb_device_next_deadline(p->client.dev), s = wb_device_next_deadline(p->server.dev);
-		uint64_t due = c < s ? c : s;
+		uint64_t due = c < s ? c : s, arrival = next_arrival(p, &p->client);
 
+		if (next_arrival(p, &p->server) < arrival)
+			arrival = next_arrival(p, &p->server);
+		if (arrival < due && arrival <= t) {
+			/* Datagrams on their way arrive first; the timers run when they are due. */
+			p->now = arrival;
+			flush(p, drop_mask);
+			continue;
+		}
 		if (due > t)
 			break;
 		if (due > p->now)
@@ -333,8 +377,7 @@ void pair_run_until_dropping(struct pair *p, uint64_t t, int uplink)
 
 int pair_send_ip(struct pair *p, struct pair_side *from, uint64_t id, size_t len)
 {
-	uint8_t buf[WB_SEND_HEADROOM + 1500 + WB_SEND_TAILROOM] = { 0 };
-	uint8_t *ip = buf + WB_SEND_HEADROOM;
+	uint8_t ip[1500] = { 0 };
 
 	if (len < 8)
 		len = 8;
@@ -342,4 +385,44 @@ int pair_send_ip(struct pair *p, struct pair_side *from, uint64_t id, size_t len
 		len = 1500;
 	memcpy(ip, &id, 8);
 	return wb_bond_send_ip(from->bond, p->now, ip, len);
+}
+
+#define PAIR_MS 1000000ULL
+
+bool pair_wait_for_room(struct pair *p, struct pair_side *s, size_t len, unsigned drop_mask, unsigned max_ms)
+{
+	for (unsigned ms = 0; !wb_bond_can_queue(s->bond, len); ms++) {
+		if (ms == max_ms)
+			return false;
+		run_until(p, p->now + PAIR_MS, drop_mask);
+	}
+	return true;
+}
+
+int pair_send_ip_waiting_mask(struct pair *p, struct pair_side *from, uint64_t id, size_t len, unsigned drop_mask)
+{
+	pair_wait_for_room(p, from, len < 8 ? 8 : len > 1500 ? 1500 : len, drop_mask, 10000);
+	return pair_send_ip(p, from, id, len);
+}
+
+int pair_send_ip_waiting(struct pair *p, struct pair_side *from, uint64_t id, size_t len)
+{
+	return pair_send_ip_waiting_mask(p, from, id, len, 0);
+}
+
+bool pair_side_idle(const struct pair_side *s)
+{
+	const struct wb_bond *b = s->bond;
+
+	return !b->txq.n && b->snd.una == b->snd.nxt && !b->rcv.held;
+}
+
+bool pair_settle(struct pair *p, uint64_t t, unsigned drop_mask)
+{
+	while (!pair_side_idle(&p->client) || !pair_side_idle(&p->server)) {
+		if (p->now >= t)
+			return false;
+		run_until(p, p->now + PAIR_MS < t ? p->now + PAIR_MS : t, drop_mask);
+	}
+	return true;
 }

@@ -21,6 +21,7 @@
 struct pair_datagram {
 	unsigned sock;              /* client: the uplink's socket; server: 0 */
 	struct wb_endpoint from, to;
+	uint64_t at;                /* when it may arrive: sent, and its uplink's delay */
 	uint16_t len;
 	/*
 	 * Aligned as a receive buffer from malloc would be (a datagram at an odd
@@ -62,6 +63,12 @@ struct pair {
 	/* Server datagrams sent to an address that no client uplink has (after the client moved). */
 	uint64_t misaddressed;
 	bool drop_misaddressed; /* they are lost (else they reach the client's socket 0) */
+	/*
+	 * One-way delay of each uplink, both ways (0: none, the default). A
+	 * datagram waits in its queue until then; flushes and runs deliver it
+	 * when its time has come, in the order sent. Set by the test.
+	 */
+	uint64_t delay_ns[WB_MAX_UPLINKS];
 };
 
 /* Keys and options; zero values give defaults. */
@@ -77,16 +84,18 @@ struct pair_options {
 	/* The client's uplinks (n_uplinks of them) instead of "up0", "up1"... of weight 1. */
 	const struct wb_uplink_params *uplinks;
 	bool drop_misaddressed;          /* see struct pair */
+	/* The reliable layer of both bonds (zero fields: the defaults). */
+	struct wb_bond_tuning tuning;
 };
 
 void pair_init(struct pair *p, const struct pair_options *o);
 void pair_free(struct pair *p);
 
-/* Delivers every queued datagram, both ways, until both queues are empty. */
+/* Delivers every queued datagram whose time has come, both ways, until none is left to deliver now. */
 void pair_flush(struct pair *p);
 /* Like pair_flush, but drops what travels on uplink `uplink` (in both directions). */
 void pair_flush_dropping(struct pair *p, int uplink);
-/* Runs the devices' timers up to time t, flushing in between. */
+/* Runs the devices' timers (and the uplinks' delays) up to time t, flushing in between. */
 void pair_run_until(struct pair *p, uint64_t t);
 /* The same, with uplink `uplink` dead (its datagrams lost both ways). */
 void pair_run_until_dropping(struct pair *p, uint64_t t, int uplink);
@@ -116,5 +125,28 @@ int pair_send_ip(struct pair *p, struct pair_side *from, uint64_t id, size_t len
 
 /* The uplink id in a queued data message (its header), or -1 for a handshake message. */
 int pair_datagram_uplink(const struct pair_datagram *d);
+
+/*
+ * Backpressure: runs virtual time forward a millisecond at a time (losing
+ * the uplinks in drop_mask) until side s can queue a packet of len bytes,
+ * for at most max_ms. Returns whether it can.
+ */
+bool pair_wait_for_room(struct pair *p, struct pair_side *s, size_t len, unsigned drop_mask, unsigned max_ms);
+
+/* pair_send_ip once there is room (waiting up to 10 s of virtual time, losing nothing). */
+int pair_send_ip_waiting(struct pair *p, struct pair_side *from, uint64_t id, size_t len);
+
+/* The same, losing the uplinks in drop_mask meanwhile. */
+int pair_send_ip_waiting_mask(struct pair *p, struct pair_side *from, uint64_t id, size_t len, unsigned drop_mask);
+
+/* Whether side s has nothing left to send, resend or deliver: its queue, send buffer and reorder buffer are empty. */
+bool pair_side_idle(const struct pair_side *s);
+
+/*
+ * Runs virtual time forward a millisecond at a time (losing the uplinks in
+ * drop_mask) until both sides are idle, at most until t. Returns whether
+ * they are.
+ */
+bool pair_settle(struct pair *p, uint64_t t, unsigned drop_mask);
 
 #endif
