@@ -53,6 +53,9 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/unit/%)
 FUZZERS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 REPLAY_BINS := $(FUZZERS:%=$(BUILD)/tests/fuzz/replay_%)
+# The deterministic simulator (tests/sim/), and its scenarios.
+SIM_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/sim/*.c))
+SIM_BIN := $(BUILD)/tests/sim/wbsim
 # Small programs the namespace tests drive (tests/tools/*.c).
 TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(wildcard tests/tools/*.c))
 
@@ -105,10 +108,15 @@ $(BUILD)/tests/fuzz/replay_%: $(BUILD)/tests/fuzz/%.o $(BUILD)/tests/fuzz/replay
 
 $(BUILD)/tests/fuzz/%.o: ALL_CFLAGS += -Wno-missing-prototypes
 
+$(SIM_BIN): $(SIM_OBJ) $(TEST_LIBS)
+	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(SYS_LIBS) -lm
+
+$(BUILD)/tests/sim/%.o: ALL_CFLAGS += -Wno-missing-prototypes
+
 $(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(TEST_LIBS)
 	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(SYS_LIBS) -lm
 
-unit-bins: $(UNIT_BINS)
+unit-bins: $(UNIT_BINS) $(SIM_BIN)
 tool-bins: $(TOOL_BINS)
 replay-bins: $(REPLAY_BINS)
 
@@ -119,7 +127,7 @@ check: deps
 	@tests/check.sh
 
 # The pieces check.sh runs; each can be run on its own.
-check-unit: $(UNIT_BINS) $(REPLAY_BINS) $(BUILD)/bin/linkem
+check-unit: $(UNIT_BINS) $(REPLAY_BINS) $(SIM_BIN) $(BUILD)/bin/linkem
 	@tests/run-unit.sh $(BUILD)
 
 check-netns: all $(TOOL_BINS)

@@ -25,5 +25,7 @@ for harness in tests/fuzz/fuzz_*.c; do
 	run "fuzz replay $name" "$BUILD/tests/fuzz/replay_$name" "tests/fuzz/corpus/$name"
 done
 run "linkem command line" tests/unit/linkem_cli.sh "$BUILD/bin/linkem"
+# The simulator's scenarios print their own lines.
+tests/sim/run.sh "$BUILD" || fails=$((fails + 1))
 
 [ "$fails" -eq 0 ] || { echo "$fails failed in $BUILD"; exit 1; }

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The scenario format: one directive per line, words separated by blanks,
+ * '#' starts a comment.
+ *
+ *   duration 10s                  simulated time (default 10 s)
+ *   warmup 1s                     measurements start this late (default 1 s)
+ *   seed 7                        every random choice follows from it
+ *   link NAME [backup] PARAM...   an uplink, with linkem's parameters
+ *                                 (up = a2b, client to server; down = b2a)
+ *   event TIME link NAME down|up  the link dies (everything in it lost) or returns
+ *   app bulk up|down [start T] [stop T]
+ *   app rr [request SIZE] [size SIZE] [think T] [start T] [stop T]
+ *   app cbr up|down size SIZE interval T [start T] [stop T]
+ *   bond KEY VALUE                cc, send_buffer, receive_window, send_queue,
+ *                                 hold, aqm (on|off), mtu
+ *   expect METRIC OP NUMBER       OP is >=, <= or ==; see sim.c for metrics
+ *   verbose                       the devices' log lines on stderr
+ *   report_every TIME             a line of goodput and link shares per interval, on stderr
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+#include "units.h"
+
+#define MAX_WORDS 64
+
+struct line {
+	const char *file;
+	int no;
+	char *w[MAX_WORDS];
+	int n;
+	char *err;
+	size_t errlen;
+};
+
+static int fail(struct line *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int fail(struct line *l, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!l->errlen)
+		return -EINVAL;
+	n = snprintf(l->err, l->errlen, "%s:%d: ", l->file, l->no);
+	if (n < 0 || (size_t)n >= l->errlen)
+		return -EINVAL;
+	va_start(ap, fmt);
+	vsnprintf(l->err + n, l->errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int time_of(struct line *l, const char *w, uint64_t *ns)
+{
+	if (!w || units_parse_time(w, ns))
+		return fail(l, "'%s' is not a time (e.g. 10s, 250ms)", w ? w : "");
+	return 0;
+}
+
+static int size_of(struct line *l, const char *w, uint64_t *bytes)
+{
+	if (!w || units_parse_size(w, bytes))
+		return fail(l, "'%s' is not a size (e.g. 1500b, 64kb, 6mb)", w ? w : "");
+	return 0;
+}
+
+static int find_link(const struct sim_scenario *s, const char *name)
+{
+	for (int i = 0; i < s->n_links; i++)
+		if (!strcmp(s->links[i].name, name))
+			return i;
+	return -1;
+}
+
+/* link NAME [backup] PARAM...: linkem's own parser, with up/down for a2b/b2a. */
+static int parse_link(struct sim_scenario *s, struct line *l)
+{
+	char *argv[MAX_WORDS + 3] = { "sim", "a", "b" };
+	struct sim_link_conf *c;
+	struct linkem_args a;
+	char err[200];
+	int argc = 3, first = 2;
+
+	if (l->n < 2)
+		return fail(l, "link: missing name");
+	if (s->n_links == SIM_MAX_LINKS)
+		return fail(l, "more than %d links", SIM_MAX_LINKS);
+	if (find_link(s, l->w[1]) >= 0 || strlen(l->w[1]) >= sizeof(c->name))
+		return fail(l, "link '%s': the name is taken or too long", l->w[1]);
+	c = &s->links[s->n_links];
+	memset(c, 0, sizeof(*c));
+	snprintf(c->name, sizeof(c->name), "%s", l->w[1]);
+	c->line = l->no;
+	if (l->n > 2 && !strcmp(l->w[2], "backup")) {
+		c->backup = true;
+		first = 3;
+	}
+	for (int i = first; i < l->n; i++)
+		argv[argc++] = !strcmp(l->w[i], "up") ? "a2b" : !strcmp(l->w[i], "down") ? "b2a" : l->w[i];
+	if (linkem_args_parse(&a, argc, argv, err, sizeof(err)))
+		return fail(l, "link '%s': %s", c->name, err);
+	c->dir[SIM_UP] = a.dir[DIR_A2B];
+	c->dir[SIM_DOWN] = a.dir[DIR_B2A];
+	/* The words go with the line: keep the trace paths. */
+	for (int k = 0; k < 2; k++) {
+		if (!c->dir[k].trace_path)
+			continue;
+		if (strlen(c->dir[k].trace_path) >= sizeof(c->trace_path[k]))
+			return fail(l, "link '%s': the trace path is too long", c->name);
+		snprintf(c->trace_path[k], sizeof(c->trace_path[k]), "%s", c->dir[k].trace_path);
+		c->dir[k].trace_path = c->trace_path[k];
+	}
+	s->n_links++;
+	return 0;
+}
+
+static int parse_event(struct sim_scenario *s, struct line *l)
+{
+	struct sim_event *e = &s->events[s->n_events];
+	int rc;
+
+	if (s->n_events == SIM_MAX_EVENTS)
+		return fail(l, "more than %d events", SIM_MAX_EVENTS);
+	if (l->n != 5 || strcmp(l->w[2], "link") || (strcmp(l->w[4], "down") && strcmp(l->w[4], "up")))
+		return fail(l, "event: expected 'event TIME link NAME down|up'");
+	if ((rc = time_of(l, l->w[1], &e->at)))
+		return rc;
+	e->link = find_link(s, l->w[3]);
+	if (e->link < 0)
+		return fail(l, "event: no link '%s' (links come first)", l->w[3]);
+	e->up = !strcmp(l->w[4], "up");
+	s->n_events++;
+	return 0;
+}
+
+static int parse_app_option(struct line *l, int *i, struct sim_app_conf *a)
+{
+	const char *k = l->w[*i], *v = *i + 1 < l->n ? l->w[*i + 1] : NULL;
+	uint64_t x;
+	int rc = 0;
+
+	(*i)++;
+	if (!strcmp(k, "start"))
+		rc = time_of(l, v, &a->start_ns);
+	else if (!strcmp(k, "stop"))
+		rc = time_of(l, v, &a->stop_ns);
+	else if (!strcmp(k, "think") || !strcmp(k, "interval"))
+		rc = time_of(l, v, &a->interval_ns);
+	else if (!strcmp(k, "size") || !strcmp(k, "request")) {
+		rc = size_of(l, v, &x);
+		if (!rc && (!x || x > 1ULL << 30))
+			rc = fail(l, "app: %s must be 1 byte to 1 GiB", k);
+		if (!rc)
+			*(!strcmp(k, "size") ? &a->size : &a->request_size) = (uint32_t)x;
+	} else
+		return fail(l, "app: unknown option '%s'", k);
+	(*i)++;
+	return rc;
+}
+
+static int parse_app(struct sim_scenario *s, struct line *l)
+{
+	struct sim_app_conf *a = &s->apps[s->n_apps];
+	int i = 2, rc;
+
+	if (s->n_apps == SIM_MAX_APPS)
+		return fail(l, "more than %d apps", SIM_MAX_APPS);
+	if (l->n < 2)
+		return fail(l, "app: expected bulk, rr or cbr");
+	memset(a, 0, sizeof(*a));
+	a->dir = SIM_DOWN;
+	if (!strcmp(l->w[1], "bulk") || !strcmp(l->w[1], "cbr")) {
+		a->kind = l->w[1][0] == 'b' ? APP_BULK : APP_CBR;
+		if (l->n < 3 || (strcmp(l->w[2], "up") && strcmp(l->w[2], "down")))
+			return fail(l, "app %s: expected up or down", l->w[1]);
+		a->dir = !strcmp(l->w[2], "up") ? SIM_UP : SIM_DOWN;
+		i = 3;
+	} else if (!strcmp(l->w[1], "rr")) {
+		a->kind = APP_RR;
+		a->size = 1 << 20;
+		a->request_size = 100;
+		a->interval_ns = 100 * SIM_MS;
+	} else {
+		return fail(l, "app: '%s' is none of bulk, rr, cbr", l->w[1]);
+	}
+	while (i < l->n)
+		if ((rc = parse_app_option(l, &i, a)))
+			return rc;
+	if (a->kind == APP_CBR && (!a->size || !a->interval_ns))
+		return fail(l, "app cbr: needs size and interval");
+	s->n_apps++;
+	return 0;
+}
+
+static int parse_bond(struct sim_scenario *s, struct line *l)
+{
+	struct wb_bond_tuning *t = &s->tuning;
+	const char *k = l->w[1], *v = l->w[2];
+	uint64_t x;
+
+	if (l->n != 3)
+		return fail(l, "bond: expected 'bond KEY VALUE'");
+	if (!strcmp(k, "cc")) {
+		if (strcmp(v, "bbr") && strcmp(v, "newreno"))
+			return fail(l, "bond cc: '%s' is none of bbr, newreno", v);
+		snprintf(t->cc, sizeof(t->cc), "%s", v);
+	} else if (!strcmp(k, "aqm")) {
+		if (strcmp(v, "on") && strcmp(v, "off"))
+			return fail(l, "bond aqm: on or off");
+		t->no_aqm = !strcmp(v, "off");
+	} else if (!strcmp(k, "hold")) {
+		return time_of(l, v, &t->hold_ns);
+	} else if (!strcmp(k, "mtu")) {
+		if (units_parse_uint(v, 9000, &x) || x < 576)
+			return fail(l, "bond mtu: 576 to 9000");
+		t->mtu = (uint32_t)x;
+	} else if (!strcmp(k, "send_buffer") || !strcmp(k, "receive_window") || !strcmp(k, "send_queue")) {
+		if (size_of(l, v, &x))
+			return -EINVAL;
+		if (x < 16384)
+			return fail(l, "bond %s: at least 16kb", k);
+		*(k[5] == 'b' ? &t->send_buffer : k[5] == 'q' ? &t->send_queue : &t->receive_window) = x;
+	} else {
+		return fail(l, "bond: unknown key '%s'", k);
+	}
+	return 0;
+}
+
+static int parse_expect(struct sim_scenario *s, struct line *l)
+{
+	struct sim_expect *e = &s->expect[s->n_expect];
+	char *end;
+
+	if (s->n_expect == SIM_MAX_EXPECT)
+		return fail(l, "more than %d expectations", SIM_MAX_EXPECT);
+	if (l->n != 4 || strlen(l->w[1]) >= sizeof(e->metric))
+		return fail(l, "expect: expected 'expect METRIC OP NUMBER'");
+	snprintf(e->metric, sizeof(e->metric), "%s", l->w[1]);
+	if (!strcmp(l->w[2], ">="))
+		e->op = OP_GE;
+	else if (!strcmp(l->w[2], "<="))
+		e->op = OP_LE;
+	else if (!strcmp(l->w[2], "=="))
+		e->op = OP_EQ;
+	else
+		return fail(l, "expect: '%s' is none of >=, <=, ==", l->w[2]);
+	e->value = strtod(l->w[3], &end);
+	if (*end || end == l->w[3])
+		return fail(l, "expect: '%s' is not a number", l->w[3]);
+	e->line = l->no;
+	s->n_expect++;
+	return 0;
+}
+
+static int parse_line(struct sim_scenario *s, struct line *l)
+{
+	const char *k = l->w[0];
+
+	if (!strcmp(k, "link"))
+		return parse_link(s, l);
+	if (!strcmp(k, "event"))
+		return parse_event(s, l);
+	if (!strcmp(k, "app"))
+		return parse_app(s, l);
+	if (!strcmp(k, "bond"))
+		return parse_bond(s, l);
+	if (!strcmp(k, "expect"))
+		return parse_expect(s, l);
+	if (!strcmp(k, "verbose") && l->n == 1) {
+		s->verbose = true;
+		return 0;
+	}
+	if (!strcmp(k, "report_every") && l->n == 2)
+		return time_of(l, l->w[1], &s->report_every_ns);
+	if ((!strcmp(k, "duration") || !strcmp(k, "warmup")) && l->n == 2)
+		return time_of(l, l->w[1], k[0] == 'd' ? &s->duration_ns : &s->warmup_ns);
+	if (!strcmp(k, "seed") && l->n == 2)
+		return units_parse_uint(l->w[1], UINT64_MAX, &s->seed) ? fail(l, "seed: not a number") : 0;
+	return fail(l, "unknown directive '%s' (or the wrong number of words)", k);
+}
+
+/* Splits a line into words in place; stops at '#'. */
+static int split(struct line *l, char *text)
+{
+	l->n = 0;
+	for (char *p = strtok(text, " \t\r"); p; p = strtok(NULL, " \t\r")) {
+		if (*p == '#')
+			break;
+		if (l->n == MAX_WORDS)
+			return fail(l, "more than %d words", MAX_WORDS);
+		l->w[l->n++] = p;
+	}
+	return 0;
+}
+
+static int check(struct sim_scenario *s, struct line *l)
+{
+	if (!s->n_links)
+		return fail(l, "no link");
+	if (!s->n_apps)
+		return fail(l, "no app");
+	if (s->warmup_ns >= s->duration_ns)
+		return fail(l, "the warmup (%llu ms) is not shorter than the duration",
+			    (unsigned long long)(s->warmup_ns / SIM_MS));
+	return 0;
+}
+
+int sim_scenario_parse(struct sim_scenario *s, const char *text, const char *name, char *err, size_t errlen)
+{
+	struct line l = { .file = name, .err = err, .errlen = errlen };
+	char *copy = strdup(text), *p, *nl;
+	int rc = 0;
+
+	memset(s, 0, sizeof(*s));
+	snprintf(s->path, sizeof(s->path), "%s", name);
+	s->duration_ns = 10 * SIM_SEC;
+	s->warmup_ns = SIM_SEC;
+	s->seed = 1;
+	s->timers = WB_TIMERS_DEFAULT;
+	if (!copy)
+		return -ENOMEM;
+	for (p = copy; !rc && p && *p; p = nl) {
+		nl = strchr(p, '\n');
+		if (nl)
+			*nl++ = 0;
+		l.no++;
+		rc = split(&l, p);
+		if (!rc && l.n)
+			rc = parse_line(s, &l);
+	}
+	free(copy);
+	return rc ? rc : check(s, &l);
+}

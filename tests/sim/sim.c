@@ -1,0 +1,775 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The simulator's engine: virtual time, the links between the two devices,
+ * the applications, the invariants checked as it runs, and the report.
+ *
+ * Metrics an expectation may name (per direction, "down" or "up"):
+ *   goodput_DIR_mbit     application bytes delivered per second, after the warmup
+ *   goodput_DIR_ratio    that over the payload capacity of the non-backup links
+ *   delivered_DIR        packets delivered to the application
+ *   in_order_DIR         1 if every packet arrived in order and exactly once, else 0
+ *   gaps_DIR, dups_DIR   packets that never arrived, and that arrived twice
+ *   share_LINK_DIR       the link's share of the bytes that crossed the links (0..1)
+ *   retransmit_ratio_DIR bytes sent again over bytes delivered
+ *   skips, bond_timeouts, aqm_drops, reorder_max_kb
+ *   rr_requests, rr_p50_ms, rr_p95_ms, cbr_loss, cbr_p50_ms, cbr_p95_ms
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bond.h"
+#include "crypto.h"
+#include "sim.h"
+
+#define T0 SIM_SEC /* the simulation starts at 1 s: no time is 0 */
+#define APP_HEADER 24
+#define MAX_SAMPLES 200000
+
+struct sim;
+
+struct sim_packet {
+	uint32_t len;
+	int link;
+	enum sim_dir dir;
+	uint8_t data[];
+};
+
+struct sim_node {
+	struct sim *sim;
+	bool server;
+	struct wb_device *dev;
+	struct wb_bond *bond;
+	struct prng rng;
+};
+
+struct sim_link {
+	const struct sim_link_conf *conf;
+	struct trace trace[2];
+	struct linkdir dir[2];
+	bool dead;
+	struct wb_endpoint client_ep;
+};
+
+struct samples {
+	uint64_t *v;
+	size_t n;
+};
+
+struct app {
+	const struct sim_app_conf *conf;
+	uint64_t next_seq, expect_seq;
+	uint64_t delivered, in_order, dups, gaps, bytes_measured, delivered_bytes;
+	/* rr */
+	uint32_t rr_id;
+	uint64_t rr_sent_ns, rr_got, rr_next_ns, rr_to_send;
+	bool rr_waiting;
+	/* cbr */
+	uint64_t cbr_next_ns, cbr_sent;
+	struct samples latency;
+};
+
+struct sim {
+	const struct sim_scenario *s;
+	uint64_t now, end, measure_from;
+	struct sim_node client, server;
+	struct sim_link links[SIM_MAX_LINKS];
+	struct app apps[SIM_MAX_APPS];
+	int next_event;
+	struct wb_endpoint server_ep;
+	bool broken;
+	char why[256];
+	uint64_t max_held;
+	uint64_t next_report_ns, reported_bytes[2], reported_link_bytes[SIM_MAX_LINKS][2];
+};
+
+/* ---- the devices' callbacks ---------------------------------------------------- */
+
+static int link_of_endpoint(const struct sim *sim, const struct wb_endpoint *e)
+{
+	for (int k = 0; k < sim->s->n_links; k++)
+		if (wb_endpoint_equal(&sim->links[k].client_ep, e))
+			return k;
+	return -1;
+}
+
+static void on_send(void *ctx, unsigned sock, const struct wb_endpoint *to, const uint8_t *data, size_t len)
+{
+	struct sim_node *node = ctx;
+	struct sim *sim = node->sim;
+	int k = node->server ? link_of_endpoint(sim, to) : (int)sock;
+	enum sim_dir dir = node->server ? SIM_DOWN : SIM_UP;
+	struct sim_packet *p;
+
+	if (k < 0 || k >= sim->s->n_links || sim->links[k].dead)
+		return;
+	p = malloc(sizeof(*p) + len);
+	if (!p)
+		abort();
+	p->len = (uint32_t)len;
+	p->link = k;
+	p->dir = dir;
+	memcpy(p->data, data, len);
+	if (linkdir_enqueue(&sim->links[k].dir[dir], sim->now, (uint32_t)len + SIM_OUTER_HEADER, p) != LINKDIR_QUEUED)
+		free(p);
+}
+
+static void samples_add(struct samples *s, uint64_t v)
+{
+	if (s->n < MAX_SAMPLES)
+		s->v[s->n++] = v;
+}
+
+static struct app *app_of(struct sim *sim, const uint8_t *ip, size_t len)
+{
+	return len >= APP_HEADER && ip[1] < sim->s->n_apps ? &sim->apps[ip[1]] : NULL;
+}
+
+static void count_stream(struct sim *sim, struct app *a, uint64_t seq, size_t len)
+{
+	a->delivered++;
+	a->delivered_bytes += len;
+	if (sim->now >= sim->measure_from)
+		a->bytes_measured += len;
+	if (seq == a->expect_seq) {
+		a->in_order++;
+		a->expect_seq++;
+	} else if (seq < a->expect_seq) {
+		a->dups++;
+	} else {
+		a->gaps += seq - a->expect_seq;
+		a->expect_seq = seq + 1;
+	}
+}
+
+static void rr_response(struct sim *sim, struct app *a, const uint8_t *ip, size_t len)
+{
+	uint32_t id;
+
+	memcpy(&id, ip + 20, 4);
+	if (id != a->rr_id || !a->rr_waiting)
+		return;
+	a->rr_got += len;
+	if (a->rr_got >= a->conf->size) {
+		samples_add(&a->latency, sim->now - a->rr_sent_ns);
+		a->rr_waiting = false;
+		a->rr_next_ns = sim->now + a->conf->interval_ns;
+	}
+}
+
+static void on_deliver(void *ctx, struct wb_bond *b, const uint8_t *ip, size_t len)
+{
+	struct sim_node *node = ctx;
+	struct sim *sim = node->sim;
+	struct app *a = app_of(sim, ip, len);
+	uint64_t seq, sent;
+
+	(void)b;
+	if (!a)
+		return;
+	memcpy(&seq, ip + 4, 8);
+	memcpy(&sent, ip + 12, 8);
+	switch (ip[2]) {
+	case 'D': /* bulk data, an rr response or a cbr packet: all are streams */
+		count_stream(sim, a, seq, len);
+		if (a->conf->kind == APP_CBR)
+			samples_add(&a->latency, sim->now - sent);
+		if (a->conf->kind == APP_RR)
+			rr_response(sim, a, ip, len);
+		break;
+	case 'R': /* a request, at the server: the response goes out as space allows */
+		memcpy(&a->rr_id, ip + 20, 4);
+		a->rr_to_send = a->conf->size;
+		break;
+	}
+}
+
+static void on_random(void *ctx, void *buf, size_t len)
+{
+	struct sim_node *node = ctx;
+
+	for (size_t i = 0; i < len; i++)
+		((uint8_t *)buf)[i] = (uint8_t)prng_next(&node->rng);
+}
+
+static void on_log(void *ctx, enum wb_log_level level, const char *bond, const char *uplink, const char *msg)
+{
+	struct sim_node *node = ctx;
+
+	if (node->sim->s->verbose && level <= WB_LOG_INFO)
+		fprintf(stderr, "%10.6f %s %s%s%s: %s\n", (double)(node->sim->now - T0) / 1e9,
+			node->server ? "server" : "client", bond, uplink ? "/" : "", uplink ? uplink : "", msg);
+}
+
+static const struct wb_device_ops sim_ops = { on_send, on_deliver, on_random, on_log };
+
+/* ---- set-up ----------------------------------------------------------------------- */
+
+static int load_trace(struct trace *t, const char *path, char *why, size_t whylen)
+{
+	char err[160];
+	FILE *f = fopen(path, "rb");
+	char *text = NULL;
+	long size;
+	int rc = -1;
+
+	if (f && !fseek(f, 0, SEEK_END) && (size = ftell(f)) >= 0 && !fseek(f, 0, SEEK_SET) &&
+	    (text = malloc((size_t)size + 1)) && fread(text, 1, (size_t)size, f) == (size_t)size)
+		rc = trace_parse(t, text, (size_t)size, err, sizeof(err)) ? -1 : 0;
+	if (rc)
+		snprintf(why, whylen, "trace %s: %s", path, f ? err : "cannot open");
+	free(text);
+	if (f)
+		fclose(f);
+	return rc;
+}
+
+static int start_links(struct sim *sim)
+{
+	for (int k = 0; k < sim->s->n_links; k++) {
+		struct sim_link *l = &sim->links[k];
+
+		l->conf = &sim->s->links[k];
+		l->client_ep = (struct wb_endpoint){ .family = 4, .port = (uint16_t)(40000 + k),
+						     .addr = { 10, 100, (uint8_t)k, 1 } };
+		for (int d = 0; d < 2; d++) {
+			struct linkdir_params p = l->conf->dir[d].link;
+
+			if (l->conf->dir[d].trace_path) {
+				if (load_trace(&l->trace[d], l->conf->dir[d].trace_path, sim->why, sizeof(sim->why)))
+					return -1;
+				p.trace = &l->trace[d];
+			}
+			if (linkdir_init(&l->dir[d], &p, sim->s->seed * 131 + (uint64_t)k * 2 + (uint64_t)d, T0))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static void key_of(struct prng *rng, uint8_t key[WB_KEY_LEN])
+{
+	for (int i = 0; i < WB_KEY_LEN; i++)
+		key[i] = (uint8_t)prng_next(rng);
+	wb_x25519_clamp(key);
+}
+
+static int start_node(struct sim *sim, struct sim_node *n, bool server, const uint8_t priv[WB_KEY_LEN],
+		      const uint8_t peer_priv[WB_KEY_LEN])
+{
+	struct wb_device_params dp = { .server = server, .cipher = WB_CIPHER_CHACHA20_POLY1305,
+				       .timers = sim->s->timers, .wall_offset_ns = 1700000000ULL * SIM_SEC };
+	struct wb_bond_params bp = { .name = "sim", .tuning = sim->s->tuning, .server = sim->server_ep };
+
+	n->sim = sim;
+	n->server = server;
+	prng_seed(&n->rng, sim->s->seed * 7 + server);
+	memcpy(dp.private_key, priv, WB_KEY_LEN);
+	wb_x25519_public(bp.public_key, peer_priv);
+	if (!server) {
+		bp.n_uplinks = sim->s->n_links;
+		for (int k = 0; k < sim->s->n_links; k++) {
+			snprintf(bp.uplinks[k].name, sizeof(bp.uplinks[k].name), "%s", sim->s->links[k].name);
+			bp.uplinks[k].backup = sim->s->links[k].backup;
+			bp.uplinks[k].weight = 1;
+		}
+	}
+	if (wb_device_new(&n->dev, &dp, &sim_ops, n) || wb_device_add_bond(n->dev, &bp, &n->bond)) {
+		snprintf(sim->why, sizeof(sim->why), "cannot create the %s device", server ? "server" : "client");
+		return -1;
+	}
+	return 0;
+}
+
+static int start(struct sim *sim, const struct sim_scenario *s)
+{
+	uint8_t ck[WB_KEY_LEN], sk[WB_KEY_LEN];
+	struct prng rng;
+
+	memset(sim, 0, sizeof(*sim));
+	sim->s = s;
+	sim->now = T0;
+	sim->end = T0 + s->duration_ns;
+	sim->measure_from = T0 + s->warmup_ns;
+	sim->server_ep = (struct wb_endpoint){ .family = 4, .port = 51820, .addr = { 10, 200, 0, 1 } };
+	prng_seed(&rng, s->seed);
+	key_of(&rng, ck);
+	key_of(&rng, sk);
+	for (int i = 0; i < s->n_apps; i++) {
+		sim->apps[i].conf = &s->apps[i];
+		sim->apps[i].latency.v = calloc(MAX_SAMPLES, sizeof(uint64_t));
+		if (!sim->apps[i].latency.v)
+			return -1;
+	}
+	if (start_links(sim) || start_node(sim, &sim->client, false, ck, sk) ||
+	    start_node(sim, &sim->server, true, sk, ck))
+		return -1;
+	for (int k = 0; k < s->n_links; k++)
+		wb_bond_set_uplink_available(sim->client.bond, (unsigned)k, true, sim->now);
+	return 0;
+}
+
+static void stop(struct sim *sim)
+{
+	for (int k = 0; k < sim->s->n_links; k++) {
+		for (int d = 0; d < 2; d++) {
+			void *p;
+
+			while ((p = linkdir_drain(&sim->links[k].dir[d])))
+				free(p);
+			linkdir_free(&sim->links[k].dir[d]);
+			trace_free(&sim->links[k].trace[d]);
+		}
+	}
+	wb_device_free(sim->client.dev);
+	wb_device_free(sim->server.dev);
+	for (int i = 0; i < sim->s->n_apps; i++)
+		free(sim->apps[i].latency.v);
+}
+
+/* ---- applications ------------------------------------------------------------------- */
+
+static struct sim_node *sender_of(struct sim *sim, enum sim_dir dir)
+{
+	return dir == SIM_UP ? &sim->client : &sim->server;
+}
+
+/* An application packet: marker, app, type, sequence, time sent, request id. */
+static bool app_send(struct sim *sim, struct app *a, enum sim_dir dir, char type, uint32_t len, uint32_t id)
+{
+	static uint8_t pkt[9000]; /* only its header is ever written: the rest is whatever, as payload */
+	struct sim_node *n = sender_of(sim, dir);
+
+	pkt[0] = 0x45;
+	if (len < APP_HEADER)
+		len = APP_HEADER;
+	if (len > n->bond->tuning.mtu)
+		len = n->bond->tuning.mtu;
+	if (!wb_bond_can_queue(n->bond, len))
+		return false;
+	pkt[1] = (uint8_t)(a - sim->apps);
+	pkt[2] = (uint8_t)type;
+	if (type == 'D')
+		memcpy(pkt + 4, &(uint64_t){ a->next_seq++ }, 8);
+	memcpy(pkt + 12, &sim->now, 8);
+	memcpy(pkt + 20, &id, 4);
+	return wb_bond_send_ip(n->bond, sim->now, pkt, len) == 0;
+}
+
+static bool active(const struct sim *sim, const struct app *a)
+{
+	return sim->now >= T0 + a->conf->start_ns && (!a->conf->stop_ns || sim->now < T0 + a->conf->stop_ns);
+}
+
+static void run_rr(struct sim *sim, struct app *a)
+{
+	enum sim_dir req_dir = a->conf->dir == SIM_DOWN ? SIM_UP : SIM_DOWN;
+	uint32_t mtu = sender_of(sim, a->conf->dir)->bond->tuning.mtu;
+
+	/* The responder sends what it owes as room appears. */
+	while (a->rr_to_send) {
+		uint32_t n = a->rr_to_send < mtu ? (uint32_t)a->rr_to_send : mtu;
+
+		if (!app_send(sim, a, a->conf->dir, 'D', n, a->rr_id))
+			break;
+		a->rr_to_send -= n;
+	}
+	if (!a->rr_waiting && active(sim, a) && sim->now >= a->rr_next_ns &&
+	    app_send(sim, a, req_dir, 'R', a->conf->request_size, a->rr_id + 1)) {
+		a->rr_id++;
+		a->rr_waiting = true;
+		a->rr_got = 0;
+		a->rr_sent_ns = sim->now;
+	}
+}
+
+static void run_apps(struct sim *sim)
+{
+	for (int i = 0; i < sim->s->n_apps; i++) {
+		struct app *a = &sim->apps[i];
+
+		switch (a->conf->kind) {
+		case APP_BULK:
+			while (active(sim, a) && app_send(sim, a, a->conf->dir, 'D', 100000, 0))
+				;
+			break;
+		case APP_RR:
+			run_rr(sim, a);
+			break;
+		case APP_CBR:
+			while (active(sim, a) && sim->now >= a->cbr_next_ns) {
+				a->cbr_sent++;
+				app_send(sim, a, a->conf->dir, 'D', a->conf->size, 0);
+				a->cbr_next_ns = (a->cbr_next_ns ? a->cbr_next_ns : sim->now) + a->conf->interval_ns;
+			}
+			break;
+		}
+	}
+}
+
+static uint64_t apps_deadline(const struct sim *sim)
+{
+	uint64_t due = UINT64_MAX;
+
+	for (int i = 0; i < sim->s->n_apps; i++) {
+		const struct app *a = &sim->apps[i];
+		uint64_t t = UINT64_MAX;
+
+		if (sim->now < T0 + a->conf->start_ns)
+			t = T0 + a->conf->start_ns;
+		else if (a->conf->kind == APP_CBR)
+			t = a->cbr_next_ns;
+		else if (a->conf->kind == APP_RR && !a->rr_waiting)
+			t = a->rr_next_ns;
+		if (t < due)
+			due = t;
+	}
+	return due;
+}
+
+/* ---- the loop ------------------------------------------------------------------------ */
+
+static void deliver_links(struct sim *sim)
+{
+	for (int k = 0; k < sim->s->n_links; k++) {
+		for (int d = 0; d < 2; d++) {
+			struct sim_packet *p;
+
+			while ((p = linkdir_pop_due(&sim->links[k].dir[d], sim->now))) {
+				if (d == SIM_UP)
+					wb_device_receive(sim->server.dev, sim->now, 0, &sim->links[k].client_ep, p->data,
+							  p->len);
+				else
+					wb_device_receive(sim->client.dev, sim->now, (unsigned)k, &sim->server_ep, p->data,
+							  p->len);
+				free(p);
+			}
+		}
+	}
+}
+
+static void run_events(struct sim *sim)
+{
+	while (sim->next_event < sim->s->n_events && T0 + sim->s->events[sim->next_event].at <= sim->now) {
+		const struct sim_event *e = &sim->s->events[sim->next_event++];
+		struct sim_link *l = &sim->links[e->link];
+
+		l->dead = !e->up;
+		/* A dead link loses what it carried. */
+		for (int d = 0; !e->up && d < 2; d++) {
+			void *p;
+
+			while ((p = linkdir_drain(&l->dir[d])))
+				free(p);
+		}
+	}
+}
+
+static void check_invariants(struct sim *sim)
+{
+	const struct wb_bond *bonds[2] = { sim->client.bond, sim->server.bond };
+
+	for (int i = 0; i < 2; i++) {
+		const struct wb_reorder *r = &bonds[i]->rcv;
+
+		if (r->held_bytes > sim->max_held)
+			sim->max_held = r->held_bytes;
+		if (r->held_bytes > r->capacity && !sim->broken) {
+			sim->broken = true;
+			snprintf(sim->why, sizeof(sim->why), "reorder buffer held %" PRIu64 " above its bound %" PRIu64,
+				 r->held_bytes, r->capacity);
+		}
+	}
+}
+
+/* A line per interval on stderr: goodput each way, and how the links shared it. */
+static void interval_report(struct sim *sim)
+{
+	uint64_t every = sim->s->report_every_ns;
+
+	if (!every || sim->now < sim->next_report_ns)
+		return;
+	if (sim->next_report_ns) {
+		fprintf(stderr, "%7.3f", (double)(sim->now - T0) / 1e9);
+		for (int d = 0; d < 2; d++) {
+			uint64_t bytes = 0;
+
+			for (int i = 0; i < sim->s->n_apps; i++)
+				if (sim->apps[i].conf->dir == (enum sim_dir)d)
+					bytes += sim->apps[i].delivered_bytes;
+			fprintf(stderr, "  %s %7.2f Mbit/s [", d ? "down" : "up", (double)(bytes - sim->reported_bytes[d]) * 8e9 / (double)every / 1e6);
+			sim->reported_bytes[d] = bytes;
+			for (int k = 0; k < sim->s->n_links; k++) {
+				uint64_t lb = sim->links[k].dir[d].stats.out_bytes;
+
+				fprintf(stderr, " %s %.1f", sim->s->links[k].name,
+					(double)(lb - sim->reported_link_bytes[k][d]) * 8e9 / (double)every / 1e6);
+				sim->reported_link_bytes[k][d] = lb;
+			}
+			fprintf(stderr, " ]");
+		}
+		fputc('\n', stderr);
+	}
+	sim->next_report_ns = (sim->next_report_ns ? sim->next_report_ns : sim->now) + every;
+}
+
+static uint64_t next_time(const struct sim *sim)
+{
+	uint64_t due = wb_device_next_deadline(sim->client.dev);
+	uint64_t t = wb_device_next_deadline(sim->server.dev);
+
+	if (t < due)
+		due = t;
+	for (int k = 0; k < sim->s->n_links; k++)
+		for (int d = 0; d < 2; d++)
+			if ((t = linkdir_next_due(&sim->links[k].dir[d])) < due)
+				due = t;
+	if (sim->next_event < sim->s->n_events && (t = T0 + sim->s->events[sim->next_event].at) < due)
+		due = t;
+	if ((t = apps_deadline(sim)) < due)
+		due = t;
+	if (sim->s->report_every_ns && sim->next_report_ns < due)
+		due = sim->next_report_ns;
+	return due;
+}
+
+static int loop(struct sim *sim)
+{
+	uint64_t spins = 0;
+
+	while (sim->now < sim->end && !sim->broken) {
+		uint64_t next;
+
+		deliver_links(sim);
+		run_events(sim);
+		if (wb_device_next_deadline(sim->client.dev) <= sim->now)
+			wb_device_tick(sim->client.dev, sim->now);
+		if (wb_device_next_deadline(sim->server.dev) <= sim->now)
+			wb_device_tick(sim->server.dev, sim->now);
+		run_apps(sim);
+		check_invariants(sim);
+		interval_report(sim);
+		next = next_time(sim);
+		if (next > sim->now) {
+			sim->now = next < sim->end ? next : sim->end;
+			spins = 0;
+		} else if (++spins > 100000) {
+			snprintf(sim->why, sizeof(sim->why), "stuck at %.6f s: a deadline that never passes",
+				 (double)(sim->now - T0) / 1e9);
+			return -1;
+		}
+	}
+	return sim->broken ? -1 : 0;
+}
+
+/* ---- the report ------------------------------------------------------------------------ */
+
+struct metric {
+	char name[64];
+	double value;
+};
+
+struct report {
+	struct metric m[128];
+	int n;
+	FILE *out;
+};
+
+static void metric(struct report *r, const char *name, double v)
+{
+	if (r->n < (int)(sizeof(r->m) / sizeof(r->m[0]))) {
+		snprintf(r->m[r->n].name, sizeof(r->m[0].name), "%s", name);
+		r->m[r->n++].value = v;
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double percentile_ms(struct samples *s, double p)
+{
+	if (!s->n)
+		return 0;
+	qsort(s->v, s->n, sizeof(uint64_t), cmp_u64);
+	return (double)s->v[(size_t)(p * (double)(s->n - 1))] / 1e6;
+}
+
+/* Payload bytes per second the non-backup links carry: rate times the share an MTU-sized packet leaves for the payload. */
+static double capacity_bps(const struct sim *sim, enum sim_dir dir)
+{
+	uint32_t mtu = sim->client.bond->tuning.mtu;
+	double share = (double)mtu / (mtu + WB_FRAME_DATA_HEADER + 32 + SIM_OUTER_HEADER), sum = 0;
+
+	for (int k = 0; k < sim->s->n_links; k++)
+		if (!sim->s->links[k].backup)
+			sum += (double)shaper_mean_rate(&sim->links[k].dir[dir].shaper);
+	return sum * share;
+}
+
+static void report_direction(struct sim *sim, struct report *r, enum sim_dir dir)
+{
+	static const char *const names[2] = { "up", "down" };
+	uint64_t bytes = 0, delivered = 0, in_order = 0, dups = 0, gaps = 0, link_bytes = 0;
+	uint64_t seconds_ns = sim->end - sim->measure_from;
+	double goodput, cap = capacity_bps(sim, dir);
+	const struct wb_bond_counters *c = wb_bond_counters(sender_of(sim, dir)->bond);
+	char name[64];
+	bool any = false;
+
+	for (int i = 0; i < sim->s->n_apps; i++) {
+		const struct app *a = &sim->apps[i];
+
+		if (a->conf->dir != dir)
+			continue;
+		any = true;
+		bytes += a->bytes_measured;
+		delivered += a->delivered;
+		in_order += a->in_order;
+		dups += a->dups;
+		gaps += a->gaps;
+	}
+	if (!any)
+		return;
+	goodput = (double)bytes * 8e9 / (double)seconds_ns;
+	fprintf(r->out, "%-5s goodput %8.3f Mbit/s = %.3f of %.3f (payload capacity); delivered %" PRIu64
+			", in order %" PRIu64 ", duplicates %" PRIu64 ", gaps %" PRIu64 "; resent %.2f%%\n",
+		names[dir], goodput / 1e6, cap > 0 ? goodput / cap : 0, cap / 1e6, delivered, in_order, dups, gaps,
+		delivered ? 100.0 * (double)c->retransmits / (double)delivered : 0);
+	snprintf(name, sizeof(name), "goodput_%s_mbit", names[dir]);
+	metric(r, name, goodput / 1e6);
+	snprintf(name, sizeof(name), "goodput_%s_ratio", names[dir]);
+	metric(r, name, cap > 0 ? goodput / cap : 0);
+	snprintf(name, sizeof(name), "delivered_%s", names[dir]);
+	metric(r, name, (double)delivered);
+	snprintf(name, sizeof(name), "in_order_%s", names[dir]);
+	metric(r, name, delivered && in_order == delivered && !gaps && !dups);
+	snprintf(name, sizeof(name), "gaps_%s", names[dir]);
+	metric(r, name, (double)gaps);
+	snprintf(name, sizeof(name), "dups_%s", names[dir]);
+	metric(r, name, (double)dups);
+	snprintf(name, sizeof(name), "retransmit_ratio_%s", names[dir]);
+	metric(r, name, delivered ? (double)c->retransmits / (double)delivered : 0);
+	for (int k = 0; k < sim->s->n_links; k++)
+		link_bytes += sim->links[k].dir[dir].stats.out_bytes;
+	for (int k = 0; k < sim->s->n_links; k++) {
+		double share = link_bytes ? (double)sim->links[k].dir[dir].stats.out_bytes / (double)link_bytes : 0;
+
+		snprintf(name, sizeof(name), "share_%s_%s", sim->s->links[k].name, names[dir]);
+		metric(r, name, share);
+		fprintf(r->out, "      link %-10s share %5.1f%%\n", sim->s->links[k].name, 100 * share);
+	}
+}
+
+static void report_uplinks(struct sim *sim, struct report *r)
+{
+	for (int k = 0; k < sim->s->n_links; k++) {
+		const struct wb_uplink *cu = wb_bond_uplink(sim->client.bond, (unsigned)k);
+		const struct wb_uplink *su = wb_bond_uplink(sim->server.bond, (unsigned)k);
+
+		fprintf(r->out, "uplink %-10s rtt %.1f ms (min %.1f); lost up %" PRIu64 " down %" PRIu64
+				" (spurious %" PRIu64 ", %" PRIu64 "), resent up %" PRIu64 " down %" PRIu64
+				", timeouts up %" PRIu64 " down %" PRIu64 "\n",
+			sim->s->links[k].name, cu->rtt.srtt_ns / 1e6, cu->rtt.min_ns / 1e6, cu->rec->lost_packets,
+			su ? su->rec->lost_packets : 0, cu->rec->spurious, su ? su->rec->spurious : 0, cu->c.retransmits,
+			su ? su->c.retransmits : 0, cu->rec->timeouts, su ? su->rec->timeouts : 0);
+		if (sim->s->verbose && su)
+			fprintf(r->out, "       %s: client %s cwnd %" PRIu64 " in flight %" PRIu64 " pacing %.1f Mbit/s pto %u;"
+					" server %s cwnd %" PRIu64 " in flight %" PRIu64 " pacing %.1f Mbit/s pto %u\n",
+				sim->s->links[k].name, wb_uplink_state_name(cu->state), cu->cc.cwnd,
+				cu->rec->bytes_in_flight, cu->cc.pacing_rate * 8 / 1e6, cu->rec->pto_count,
+				wb_uplink_state_name(su->state), su->cc.cwnd, su->rec->bytes_in_flight,
+				su->cc.pacing_rate * 8 / 1e6, su->rec->pto_count);
+	}
+}
+
+static void report_bond(struct sim *sim, struct report *r)
+{
+	const struct wb_bond_counters *c = wb_bond_counters(sim->client.bond);
+	const struct wb_bond_counters *s = wb_bond_counters(sim->server.bond);
+
+	fprintf(r->out, "bond  reorder max %.1f KB of %.1f KB; skips %" PRIu64 "; bond timeouts %" PRIu64
+			"; aqm drops %" PRIu64 "; memory client %.1f KB server %.1f KB\n",
+		sim->max_held / 1024.0, sim->client.bond->rcv.capacity / 1024.0, c->reorder_skips + s->reorder_skips,
+		c->bond_timeouts + s->bond_timeouts, c->aqm_drops + s->aqm_drops,
+		wb_bond_memory(sim->client.bond) / 1024.0, wb_bond_memory(sim->server.bond) / 1024.0);
+	metric(r, "skips", (double)(c->reorder_skips + s->reorder_skips));
+	metric(r, "bond_timeouts", (double)(c->bond_timeouts + s->bond_timeouts));
+	metric(r, "aqm_drops", (double)(c->aqm_drops + s->aqm_drops));
+	metric(r, "reorder_max_kb", sim->max_held / 1024.0);
+}
+
+static void report_apps(struct sim *sim, struct report *r)
+{
+	for (int i = 0; i < sim->s->n_apps; i++) {
+		struct app *a = &sim->apps[i];
+		double p50 = percentile_ms(&a->latency, 0.5), p95 = percentile_ms(&a->latency, 0.95);
+
+		if (a->conf->kind == APP_RR) {
+			fprintf(r->out, "rr    requests %zu, per request p50 %.1f ms, p95 %.1f ms\n", a->latency.n, p50, p95);
+			metric(r, "rr_requests", (double)a->latency.n);
+			metric(r, "rr_p50_ms", p50);
+			metric(r, "rr_p95_ms", p95);
+		} else if (a->conf->kind == APP_CBR) {
+			double loss = a->cbr_sent ? 1 - (double)a->delivered / (double)a->cbr_sent : 0;
+
+			fprintf(r->out, "cbr   sent %" PRIu64 ", lost %.2f%%, latency p50 %.1f ms, p95 %.1f ms\n",
+				a->cbr_sent, 100 * loss, p50, p95);
+			metric(r, "cbr_loss", loss);
+			metric(r, "cbr_p50_ms", p50);
+			metric(r, "cbr_p95_ms", p95);
+		}
+	}
+}
+
+static int check_expectations(const struct sim_scenario *s, struct report *r)
+{
+	int failed = 0;
+
+	for (int i = 0; i < s->n_expect; i++) {
+		const struct sim_expect *e = &s->expect[i];
+		static const char *const ops[] = { ">=", "<=", "==" };
+		const struct metric *m = NULL;
+		bool ok;
+
+		for (int k = 0; k < r->n && !m; k++)
+			if (!strcmp(r->m[k].name, e->metric))
+				m = &r->m[k];
+		if (!m) {
+			fprintf(r->out, "FAIL  %s:%d: no metric '%s' in this scenario\n", s->path, e->line, e->metric);
+			failed++;
+			continue;
+		}
+		ok = e->op == OP_GE ? m->value >= e->value : e->op == OP_LE ? m->value <= e->value : m->value == e->value;
+		fprintf(r->out, "%-5s %s %s %g (is %.4f)\n", ok ? "ok" : "FAIL", e->metric, ops[e->op], e->value, m->value);
+		failed += !ok;
+	}
+	return failed;
+}
+
+int sim_run(const struct sim_scenario *s, FILE *out)
+{
+	static struct sim sim; /* large; one run at a time */
+	struct report r = { .out = out };
+	int rc = start(&sim, s);
+
+	if (!rc)
+		rc = loop(&sim);
+	fprintf(out, "scenario %s, seed %" PRIu64 ", %.3f s simulated\n", s->path, s->seed, (double)s->duration_ns / 1e9);
+	if (rc) {
+		fprintf(out, "FAIL  %s\n", sim.why[0] ? sim.why : "could not run");
+	} else {
+		report_direction(&sim, &r, SIM_DOWN);
+		report_direction(&sim, &r, SIM_UP);
+		report_uplinks(&sim, &r);
+		report_bond(&sim, &r);
+		report_apps(&sim, &r);
+		rc = check_expectations(s, &r) ? 1 : 0;
+	}
+	stop(&sim);
+	return rc;
+}
