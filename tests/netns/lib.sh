@@ -175,6 +175,20 @@ nt_add_uplink() {
 	NT_UPLINKS=$((NT_UPLINKS > k ? NT_UPLINKS : k))
 }
 
+# nt_add_direct_uplink K: like nt_add_uplink, but wanK and upK are one veth
+# pair, with no emulator between them and the offloads left on: an uplink at
+# the speed of the host, to measure the daemons' own cost.
+nt_add_direct_uplink() {
+	local k=$1
+	nt_veth router "wan$k" vps "up$k"
+	nt_run router ip addr add "10.100.$k.1/24" dev "wan$k"
+	nt_run router ip link set dev "wan$k" up
+	nt_run vps ip addr add "10.100.$k.2/24" dev "up$k"
+	nt_run vps ip link set dev "up$k" up
+	nt_run router ip route add "$NT_SERVER_ADDR/32" via "10.100.$k.2" dev "wan$k" metric "$k"
+	NT_UPLINKS=$((NT_UPLINKS > k ? NT_UPLINKS : k))
+}
+
 # nt_add_router NAME LAN SUBNET: a second router with its own LAN host, e.g.
 # "router2 lan2 10.3.0": LAN 10.3.0.2/24 behind NAME's lan0 10.3.0.1/24.
 nt_add_router() {
@@ -412,10 +426,35 @@ nt_wb_status() {
 		after=$(wc -l <"$log")
 		[ "$after" -gt "$before" ] && sleep 0.1 && break
 	done
-	tail -n +"$((before + 1))" "$log" | grep -E 'datagrams [0-9]|socket |tun [0-9]|, session|no session|endpoint .*, rtt'
+	tail -n +"$((before + 1))" "$log" | grep -E 'datagrams [0-9]|socket |tun [0-9]|, session|no session|endpoint .*, rtt|reliable layer|cwnd [0-9]'
 }
 
 # nt_wb_field TEXT NAME: the number after NAME in a status text ("replays 3" -> 3).
 nt_wb_field() {
 	grep -oE -- "$2 [0-9]+" <<<"$1" | head -n 1 | awk '{ print $NF }'
+}
+
+# ---- files over TCP ------------------------------------------------------------
+
+# nt_tcp_sink NAME ADDR PORT OUT: a one-shot TCP listener in NAME writing what
+# it receives (up to the sender's FIN) to OUT and then "received N" to its log
+# ($NT_TMP/sink-PORT.log); sets NT_LAST_PID. perl is essential on Debian;
+# iperf3 -F truncates the received file (esnet/iperf#798).
+nt_tcp_sink() {
+	# shellcheck disable=SC2016
+	nt_bg "$1" "$NT_TMP/sink-$3.log" perl -MIO::Socket::INET -e '
+		my $l = IO::Socket::INET->new(LocalAddr => $ARGV[0], LocalPort => $ARGV[1], Listen => 1, ReuseAddr => 1) or die "listen: $!";
+		my $c = $l->accept or die "accept: $!";
+		open(my $f, ">", $ARGV[2]) or die "$ARGV[2]: $!"; binmode $f;
+		my ($buf, $n, $total) = ("", 0, 0);
+		while (($n = sysread($c, $buf, 65536))) { print $f $buf; $total += $n }
+		close $f or die "close: $!";
+		print "received $total\n";' "$2" "$3" "$4"
+	nt_wait_listen "$1" "$3"
+}
+
+# nt_tcp_send NAME ADDR PORT FILE: sends FILE over TCP from NAME (background, at most 60 s); sets NT_LAST_PID.
+nt_tcp_send() {
+	# shellcheck disable=SC2016
+	nt_bg "$1" "$NT_TMP/send-$3.log" timeout 60 bash -c 'exec 3>"/dev/tcp/$1/$2" && cat "$3" >&3' sender "$2" "$3" "$4"
 }
