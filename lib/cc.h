@@ -38,6 +38,8 @@ struct wb_cc_ops {
 			uint64_t bytes_in_flight);
 	/* Nothing acked for two probe timeouts: everything in flight was declared lost. */
 	void (*on_timeout)(struct wb_cc *cc, uint64_t now);
+	/* The scheduler halves the window of an uplink that holds the bond up (never below the minimum). */
+	void (*on_penalty)(struct wb_cc *cc, uint64_t now);
 };
 
 #define WB_BBR_BW_ROUNDS 11 /* slots: the rounds of the window and the present one */
@@ -53,6 +55,8 @@ struct wb_bbr {
 	uint64_t full_bw;
 	unsigned full_bw_rounds;
 	bool filled_pipe;
+	bool has_seen_rtt;            /* the pacing rate was set from a measured RTT */
+	uint64_t round_lost, round_delivered_start; /* this round's losses, and the delivered count at its start */
 	unsigned cycle_index;
 	uint64_t cycle_stamp;
 	uint64_t probe_rtt_done, probe_rtt_round_done;

@@ -8,8 +8,12 @@
  * round until the bandwidth stops growing, drain empties the queue startup
  * built, probe-bw cycles the pacing gain (1.25, 0.75, then 1 for six rounds)
  * and probe-rtt lets the queue empty for 200 ms every ten seconds, so the
- * uplink's queue stays short. Losses are not a signal: a timeout shrinks the
- * window to the minimum, from which the model rebuilds it in a round trip.
+ * uplink's queue stays short. Losses are not a signal, with one exception
+ * taken from BBR's later versions: startup ends after a round that lost over
+ * 2% (an uplink used only now and then, as a bond's slow one, may never show
+ * the three rounds of flat bandwidth startup waits for, and keeps
+ * overfilling its queue). A timeout shrinks the window to the minimum, from
+ * which the model rebuilds it in a round trip.
  */
 #include "cc.h"
 
@@ -23,6 +27,9 @@ enum { STARTUP, DRAIN, PROBE_BW, PROBE_RTT };
 #define MIN_RTT_WINDOW_NS (10ULL * 1000000000ULL)
 #define PROBE_RTT_TIME_NS (200ULL * 1000000ULL)
 #define FULL_BW_ROUNDS 3
+/* Startup ends after a round that lost more than this (in 1/256) and at least this many packets. */
+#define STARTUP_LOSS_THRESH 5 /* 2% */
+#define STARTUP_LOSS_PACKETS 8
 
 static const uint32_t cycle_gains[8] = { 320, 192, 256, 256, 256, 256, 256, 256 };
 
@@ -56,6 +63,12 @@ static uint64_t bdp(const struct wb_bbr *b, uint32_t gain)
 	return b->btl_bw * gain / UNIT * (b->min_rtt_ns / 1000) / 1000000;
 }
 
+/* The initial window per RTT at the startup gain; without an RTT yet, per millisecond. */
+static void init_pacing(struct wb_cc *cc, uint64_t srtt_ns)
+{
+	cc->pacing_rate = cc->cwnd * HIGH_GAIN / UNIT * 1000000000ULL / (srtt_ns ? srtt_ns : 1000000ULL);
+}
+
 static void bbr_init(struct wb_cc *cc, uint32_t mss, uint64_t srtt_ns, uint64_t now)
 {
 	struct wb_bbr *b = &cc->bbr;
@@ -63,9 +76,8 @@ static void bbr_init(struct wb_cc *cc, uint32_t mss, uint64_t srtt_ns, uint64_t 
 	cc->mss = mss;
 	cc->cwnd = (uint64_t)WB_CC_INITIAL_WINDOW_PACKETS * mss;
 	*b = (struct wb_bbr){ .mode = STARTUP, .min_rtt_ns = UINT64_MAX, .min_rtt_stamp = now,
-			      .pacing_gain = HIGH_GAIN, .cwnd_gain = HIGH_GAIN };
-	/* The initial window per RTT at the startup gain; without an RTT yet, per millisecond. */
-	cc->pacing_rate = cc->cwnd * HIGH_GAIN / UNIT * 1000000000ULL / (srtt_ns ? srtt_ns : 1000000ULL);
+			      .pacing_gain = HIGH_GAIN, .cwnd_gain = HIGH_GAIN, .has_seen_rtt = srtt_ns != 0 };
+	init_pacing(cc, srtt_ns);
 }
 
 static void bbr_on_sent(struct wb_cc *cc, uint64_t now, uint32_t bytes, uint64_t in_flight)
@@ -107,6 +119,21 @@ static void check_full_pipe(struct wb_bbr *b, const struct wb_rate_sample *rs)
 	}
 	if (++b->full_bw_rounds >= FULL_BW_ROUNDS)
 		b->filled_pipe = true;
+}
+
+/* At the start of a round: did the last one lose too much for startup to go on? */
+static void check_startup_loss(struct wb_cc *cc, const struct wb_rate_sample *rs)
+{
+	struct wb_bbr *b = &cc->bbr;
+	uint64_t delivered = rs->total_delivered - b->round_delivered_start;
+
+	if (!b->round_start)
+		return;
+	if (!b->filled_pipe && b->round_lost >= (uint64_t)STARTUP_LOSS_PACKETS * cc->mss &&
+	    b->round_lost * UNIT > (delivered + b->round_lost) * STARTUP_LOSS_THRESH)
+		b->filled_pipe = true;
+	b->round_lost = 0;
+	b->round_delivered_start = rs->total_delivered;
 }
 
 static void enter_probe_bw(struct wb_bbr *b, uint64_t now)
@@ -208,6 +235,14 @@ static void set_pacing_and_window(struct wb_cc *cc, const struct wb_rate_sample 
 	uint64_t target = bdp(b, b->cwnd_gain) + 3ULL * cc->mss;
 	uint64_t rate = b->btl_bw * b->pacing_gain / UNIT;
 
+	/*
+	 * The first RTT measured sets the startup pace (the guess of a
+	 * millisecond would otherwise stay: startup never slows down).
+	 */
+	if (!b->has_seen_rtt && rs->srtt_ns) {
+		b->has_seen_rtt = true;
+		init_pacing(cc, rs->srtt_ns);
+	}
 	/* Never pace below the rate the model has; in startup never slow down. */
 	if (b->btl_bw && (b->filled_pipe || rate > cc->pacing_rate))
 		cc->pacing_rate = rate;
@@ -230,6 +265,7 @@ static void bbr_on_ack(struct wb_cc *cc, const struct wb_rate_sample *rs, uint64
 	update_round(b, rs);
 	update_bandwidth(b, rs);
 	check_full_pipe(b, rs);
+	check_startup_loss(cc, rs);
 	update_mode(cc, rs, now);
 	update_min_rtt(cc, rs, now);
 	set_pacing_and_window(cc, rs);
@@ -238,13 +274,27 @@ static void bbr_on_ack(struct wb_cc *cc, const struct wb_rate_sample *rs, uint64
 static void bbr_on_loss(struct wb_cc *cc, uint64_t now, uint64_t lost_bytes, uint64_t largest_lost_sent_ns,
 			uint64_t in_flight)
 {
-	(void)cc, (void)now, (void)lost_bytes, (void)largest_lost_sent_ns, (void)in_flight;
+	(void)now, (void)largest_lost_sent_ns, (void)in_flight;
+	cc->bbr.round_lost += lost_bytes;
 }
 
 static void bbr_on_timeout(struct wb_cc *cc, uint64_t now)
 {
 	(void)now;
 	cc->cwnd = (uint64_t)WB_CC_MIN_WINDOW_PACKETS * cc->mss;
+}
+
+/*
+ * Half the window, as a loss would for a loss-based controller. The model
+ * is left alone: the window grows back by what is acked, so a penalty
+ * repeated once per round trip keeps it between half and the target.
+ */
+static void bbr_on_penalty(struct wb_cc *cc, uint64_t now)
+{
+	uint64_t floor = (uint64_t)WB_CC_MIN_WINDOW_PACKETS * cc->mss;
+
+	(void)now;
+	cc->cwnd = cc->cwnd / 2 > floor ? cc->cwnd / 2 : floor;
 }
 
 const struct wb_cc_ops wb_cc_bbr = {
@@ -254,4 +304,5 @@ const struct wb_cc_ops wb_cc_bbr = {
 	.on_ack = bbr_on_ack,
 	.on_loss = bbr_on_loss,
 	.on_timeout = bbr_on_timeout,
+	.on_penalty = bbr_on_penalty,
 };

@@ -70,6 +70,15 @@ static void reno_on_timeout(struct wb_cc *cc, uint64_t now)
 	cc->cwnd = min_window(cc);
 }
 
+/* As a congestion event: half the window, and the threshold with it. */
+static void reno_on_penalty(struct wb_cc *cc, uint64_t now)
+{
+	cc->reno.recovery_start_ns = now;
+	cc->reno.ssthresh = cc->cwnd / 2 > min_window(cc) ? cc->cwnd / 2 : min_window(cc);
+	cc->cwnd = cc->reno.ssthresh;
+	cc->reno.acked_in_round = 0;
+}
+
 const struct wb_cc_ops wb_cc_newreno = {
 	.name = "newreno",
 	.init = reno_init,
@@ -77,4 +86,5 @@ const struct wb_cc_ops wb_cc_newreno = {
 	.on_ack = reno_on_ack,
 	.on_loss = reno_on_loss,
 	.on_timeout = reno_on_timeout,
+	.on_penalty = reno_on_penalty,
 };

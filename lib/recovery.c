@@ -57,6 +57,13 @@ bool wb_recovery_can_send(const struct wb_recovery *r)
 	return r->next_pn - r->base < r->cap || r->cap < WB_RECOVERY_MAX_TRACKED;
 }
 
+void wb_recovery_note_app_limited(struct wb_recovery *r)
+{
+	uint64_t mark = r->delivered + r->bytes_in_flight;
+
+	r->app_limited_until = mark ? mark : 1;
+}
+
 void wb_recovery_on_sent(struct wb_recovery *r, struct wb_cc *cc, uint64_t now, uint32_t bytes, uint64_t dsn,
 			 bool ack_eliciting, bool app_limited)
 {

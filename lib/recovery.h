@@ -93,6 +93,13 @@ bool wb_recovery_can_send(const struct wb_recovery *r);
 void wb_recovery_on_sent(struct wb_recovery *r, struct wb_cc *cc, uint64_t now, uint32_t bytes, uint64_t dsn,
 			 bool ack_eliciting, bool app_limited);
 
+/*
+ * The sender could have sent more on this uplink and had nothing for it:
+ * the rate samples of what it sends until all now in flight is delivered
+ * say less than the uplink can do (RFC draft "Delivery Rate Estimation").
+ */
+void wb_recovery_note_app_limited(struct wb_recovery *r);
+
 /* An ack frame for this uplink arrived. Returns true if it acked anything new. */
 bool wb_recovery_on_ack(struct wb_recovery *r, struct wb_rtt *rtt, struct wb_cc *cc, const struct wb_ack *ack,
 			uint64_t now, const struct wb_recovery_events *ev);
