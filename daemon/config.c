@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "wanbond.h"
 
 #define DEFAULT_PORT 51820
 #define MAX_FILE_SIZE (1 << 20)  /* a config is a few kB; this only bounds a mistake */
@@ -768,6 +769,40 @@ static int parse_transport(struct parse *p, const struct sect *root)
 	return 0;
 }
 
+static int parse_scheduler(struct parse *p, const struct sect *root)
+{
+	static const char *const keys[] = { "policy", "penalise", "penalise_guard", "reinject", "reinject_on_rwnd",
+					    "reinject_on_sndbuf", "reinject_on_app_limited", "avoid_blocking", NULL };
+	struct wb_conf_scheduler *sc = &p->cfg->scheduler;
+	struct sect s = { p, NULL, "", "scheduler." };
+	config_setting_t *g;
+	const char *policy = NULL;
+	int ret = member(root, "scheduler", K_GROUP, &g);
+
+	if (ret || !g)
+		return ret;
+	s.set = g;
+	if ((ret = check_keys(&s, keys)) || (ret = read_string(&s, "policy", false, &policy)))
+		return ret;
+	if (policy && !wb_sched_exists(policy))
+		return report(p, config_setting_get_member(g, "policy"),
+			      "scheduler.policy: '%s' is none of default, roundrobin, redundant, first", policy);
+	if (policy)
+		snprintf(sc->policy, sizeof(sc->policy), "%s", policy);
+	/* Every other key is a rule, on unless set false. */
+	for (const char *const *k = keys + 1; *k; k++) {
+		bool on = true;
+
+		if ((ret = read_bool(&s, *k, &on)))
+			return ret;
+		if (on)
+			sc->off &= ~wb_sched_rule_by_name(*k);
+		else
+			sc->off |= wb_sched_rule_by_name(*k);
+	}
+	return 0;
+}
+
 static int parse_timers(struct parse *p, const struct sect *root)
 {
 	static const char *const keys[] = { "probe_interval_ms", "uplink_timeout_ms", "handshake_retry_ms",
@@ -1102,7 +1137,7 @@ static int check_own_key(struct parse *p)
 }
 
 static const char *const common_keys[] = { "role", "name", "private_key", "private_key_file", "cipher",
-					   "timers", "transport", NULL };
+					   "timers", "transport", "scheduler", NULL };
 static const char *const client_keys[] = { "server", "tun", "routes", "uplinks", NULL };
 static const char *const server_keys[] = { "listen", "peers", NULL };
 
@@ -1166,7 +1201,7 @@ static int parse_root(struct parse *p, const config_setting_t *set)
 	    (ret = read_name(&root, "name", cfg->name)) ||
 	    (ret = read_secret_key(&root, "private_key", true, cfg->private_key, &has_key)) ||
 	    (ret = parse_cipher(p, &root)) || (ret = parse_timers(p, &root)) ||
-	    (ret = parse_transport(p, &root)))
+	    (ret = parse_transport(p, &root)) || (ret = parse_scheduler(p, &root)))
 		return ret;
 	ret = cfg->role == WB_ROLE_CLIENT ? parse_client(p, &root) : parse_server(p, &root);
 	return ret ? ret : check_own_key(p);
@@ -1206,6 +1241,7 @@ static void set_defaults(struct wb_config *cfg)
 	cfg->transport = (struct wb_conf_transport){ .congestion_control = "bbr", .send_buffer_kb = 6144,
 						      .receive_window_kb = 6144, .send_queue_kb = 1024,
 						      .aqm = true, .aqm_target_ms = 5, .aqm_interval_ms = 100 };
+	cfg->scheduler = (struct wb_conf_scheduler){ .policy = "default" };
 }
 
 int wb_config_parse(struct wb_config *cfg, const char *text, const char *name, char *err, size_t errlen)

@@ -85,6 +85,12 @@ struct wb_conf_transport {
 	uint32_t aqm_target_ms, aqm_interval_ms;
 };
 
+/* Which uplink takes each packet: the policy, and its rules (docs/scheduler.md). */
+struct wb_conf_scheduler {
+	char policy[16];             /* default, roundrobin, redundant, first */
+	uint32_t off;                /* rules turned off, WB_SCHED_NO_* */
+};
+
 struct wb_config {
 	char path[WB_PATH_MAX];
 	enum wb_role role;
@@ -93,6 +99,7 @@ struct wb_config {
 	enum wb_cipher cipher;
 	struct wb_conf_timers timers;
 	struct wb_conf_transport transport;
+	struct wb_conf_scheduler scheduler;
 
 	/* Client: the server and this router's uplinks. peers[0] is the server. */
 	struct sockaddr_storage server; /* address and port */

@@ -301,7 +301,8 @@ static void allowed_sources(const struct wb_conf_peer *peer, struct wb_bond_para
 		add_allowed(p, &peer->tun.address[i]);
 }
 
-static void tuning_from_config(struct wb_bond_tuning *t, const struct wb_conf_transport *c, uint32_t mtu)
+static void tuning_from_config(struct wb_bond_tuning *t, const struct wb_conf_transport *c,
+			       const struct wb_conf_scheduler *sc, uint32_t mtu)
 {
 	*t = (struct wb_bond_tuning){
 		.mtu = mtu,
@@ -314,12 +315,14 @@ static void tuning_from_config(struct wb_bond_tuning *t, const struct wb_conf_tr
 		.aqm_interval_ns = (uint64_t)c->aqm_interval_ms * 1000000ULL,
 	};
 	snprintf(t->cc, sizeof(t->cc), "%s", c->congestion_control);
+	snprintf(t->scheduler, sizeof(t->scheduler), "%s", sc->policy);
+	t->sched_off = sc->off;
 }
 
 static void bond_params(struct daemon *d, const struct wb_conf_peer *peer, struct bond_ctx *bc, struct wb_bond_params *p)
 {
 	memset(p, 0, sizeof(*p));
-	tuning_from_config(&p->tuning, &d->cfg.transport, bc->mtu);
+	tuning_from_config(&p->tuning, &d->cfg.transport, &d->cfg.scheduler, bc->mtu);
 	snprintf(p->name, sizeof(p->name), "%s", peer->name);
 	memcpy(p->public_key, peer->public_key, WB_KEY_LEN);
 	memcpy(p->preshared_key, peer->preshared_key, WB_KEY_LEN);

@@ -27,10 +27,10 @@ static void log_uplink(const struct bond_ctx *bc, const struct wb_uplink *u)
 		log_line(LOG_LVL_NOTICE, bc->conf->name, u->name,
 			 "cwnd %" PRIu64 " B, in flight %" PRIu64 " B, pacing %.1f Mbit/s; data sent %" PRIu64
 			 ", resent %" PRIu64 ", lost %" PRIu64 " (spurious %" PRIu64 "), timeouts %" PRIu64
-			 "%s, acks sent %" PRIu64,
+			 "%s, acks sent %" PRIu64 ", reinjected %" PRIu64 ", penalties %" PRIu64,
 			 u->cc.cwnd, u->rec->bytes_in_flight, u->cc.pacing_rate * 8 / 1e6, c->data_packets, c->retransmits,
 			 u->rec->lost_packets, u->rec->spurious, u->rec->timeouts, u->rec->timed_out ? " (timed out)" : "",
-			 c->acks_sent);
+			 c->acks_sent, c->reinjected, c->penalties);
 }
 
 static void log_bond(const struct bond_ctx *bc)
@@ -53,6 +53,11 @@ static void log_bond(const struct bond_ctx *bc)
 		 ", reorder buffer peak %" PRIu64 " B; memory %" PRIu64 " B",
 		 c->retransmits, c->retransmit_bytes, c->bond_timeouts, c->aqm_drops, c->queue_drops, c->rx_duplicates,
 		 c->rx_beyond_window, c->reorder_skips, c->reorder_held_max, wb_bond_memory(bc->bond));
+	log_line(LOG_LVL_NOTICE, bc->conf->name, NULL,
+		 "scheduler %s: reinjected %" PRIu64 " pkts %" PRIu64 " B in %" PRIu64 " times, penalised %" PRIu64
+		 ", redundant copies %" PRIu64,
+		 wb_bond_scheduler(bc->bond), c->opp_reinject, c->opp_reinject_bytes, c->opp_reinject_events, c->penalised,
+		 c->redundant_copies);
 	for (unsigned i = 0; i < WB_MAX_UPLINKS; i++) {
 		const struct wb_uplink *u = wb_bond_uplink(bc->bond, i);
 

@@ -22,7 +22,6 @@
 #define HOLD_MARGIN_NS 200000000ULL
 #define BOND_RTO_MIN_NS 200000000ULL
 #define BOND_RTO_MAX_BACKOFF 6
-#define BOND_RTO_RESEND 64 /* DSNs queued again by one bond timeout, at most */
 
 void wb_bond_log(const struct wb_bond *b, enum wb_log_level level, const struct wb_uplink *u, const char *fmt, ...)
 {
@@ -53,6 +52,8 @@ void wb_bond_tuning_defaults(struct wb_bond_tuning *t)
 		t->aqm_interval_ns = WB_DEFAULT_AQM_INTERVAL_NS;
 	if (!t->cc[0])
 		snprintf(t->cc, sizeof(t->cc), "bbr");
+	if (!t->scheduler[0])
+		snprintf(t->scheduler, sizeof(t->scheduler), "default");
 }
 
 /* The reliable layer of an uplink, once it exists. */
@@ -80,8 +81,10 @@ static int init_reliable(struct wb_bond *b, const struct wb_bond_tuning *t)
 	b->tuning = *t;
 	wb_bond_tuning_defaults(&b->tuning);
 	b->cc_ops = wb_cc_find(b->tuning.cc);
-	if (!b->cc_ops || b->tuning.mtu > UINT16_MAX - WB_FRAME_DATA_HEADER)
+	if (!b->cc_ops || b->tuning.mtu > UINT16_MAX - WB_FRAME_DATA_HEADER ||
+	    wb_bond_set_scheduler(b, b->tuning.scheduler, b->tuning.sched_off))
 		return -EINVAL;
+	b->oppr_una = UINT64_MAX;
 	b->max_body = WB_MAX_BODY(b->tuning.mtu) > CONTROL_BODY ? WB_MAX_BODY(b->tuning.mtu) : CONTROL_BODY;
 	/* Buffers for two MTU-sized packets per window MTU: small packets use a whole buffer each. */
 	packets = 2 * (b->tuning.send_buffer + b->tuning.receive_window + b->tuning.send_queue) / b->tuning.mtu + 64;
@@ -342,6 +345,7 @@ static void on_bond_ack(struct wb_bond *b, const struct wb_bond_ack *a, uint64_t
 		for (uint64_t d = a->s[i].lo > b->snd.una ? a->s[i].lo : b->snd.una; d <= a->s[i].hi && d < b->snd.nxt; d++)
 			wb_sndbuf_mark_delivered(&b->snd, d);
 	b->peer_rwnd = a->rwnd;
+	b->bond_ack_seen = true;
 }
 
 static bool act_on_frame(struct wb_bond *b, struct wb_uplink *u, const struct wb_frame *f, uint64_t now)
@@ -400,6 +404,12 @@ void wb_bond_on_data(struct wb_bond *b, uint64_t now, unsigned sock, const struc
 		return;
 	}
 	wb_bond_push(b, now);
+	/* After what could go out went: is the bond held up, and can an idle uplink help? */
+	if (b->bond_ack_seen) {
+		b->bond_ack_seen = false;
+		if (wb_sched_on_bond_ack(b, now))
+			wb_bond_push(b, now);
+	}
 }
 
 int wb_bond_send_ip(struct wb_bond *b, uint64_t now, const uint8_t *ip, size_t len)
@@ -475,25 +485,11 @@ static uint64_t bond_rto_deadline(const struct wb_bond *b)
 	return b->current && b->snd.una < b->snd.nxt ? b->progress_ns + bond_rto(b) : UINT64_MAX;
 }
 
-/* Nothing delivered for a bond timeout: resend from snd_una what nobody is known to carry. */
+/* Nothing delivered for a bond timeout: the scheduler resends from snd_una. */
 static void bond_timeout(struct wb_bond *b, uint64_t now)
 {
-	unsigned queued = 0;
-
 	b->c.bond_timeouts++;
-	for (uint64_t d = b->snd.una; d < b->snd.nxt && queued < BOND_RTO_RESEND; d++) {
-		struct wb_sndbuf_entry *e = wb_sndbuf_get(&b->snd, d);
-
-		if (e->flags & WB_SND_DELIVERED)
-			continue;
-		/* The copies in flight at snd_una are presumed lost with the rest. */
-		if (d == b->snd.una)
-			e->holders = 0;
-		if (!e->holders) {
-			wb_sndbuf_queue_retx(&b->snd, d);
-			queued++;
-		}
-	}
+	wb_sched_on_bond_timeout(b, now);
 	if (b->rto_backoff < BOND_RTO_MAX_BACKOFF)
 		b->rto_backoff++;
 	b->progress_ns = now;

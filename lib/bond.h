@@ -7,7 +7,9 @@
  *   handshake.c  sessions (who initiates, rekeying, expiry)
  *   bond.c       the bond's life, received messages, timers
  *   bond_tx.c    sending: the send queue onto uplinks, control messages
- *   sched.c      which uplink takes the next packet or resent packet
+ *   sched.c      the scheduler's core: policies by name, what they share
+ *   sched_*.c    the policies
+ *   reinject.c   copying what some uplinks hold onto another
  */
 #ifndef WB_BOND_H
 #define WB_BOND_H
@@ -23,7 +25,9 @@
 #include "noise.h"
 #include "pktbuf.h"
 #include "recovery.h"
+#include "reinject.h"
 #include "reorder.h"
+#include "sched.h"
 #include "sndbuf.h"
 #include "txq.h"
 #include "uplink.h"
@@ -67,6 +71,15 @@ struct wb_bond {
 	struct wb_reorder rcv;
 	bool bond_ack_pending;
 	uint64_t pace_wake_ns;    /* work waits only for pacing until then (UINT64_MAX: none) */
+	bool bond_ack_seen;       /* a bond ack came in the datagram being handled */
+
+	/* The scheduler (sched.h): its policy, the decision in force, copies going out. */
+	const struct wb_sched_ops *sched;
+	struct wb_uplink *send_to; /* the last get_send decision, while its limit lasts */
+	uint32_t send_left;        /* bytes it may still send */
+	uint8_t rr_next;           /* roundrobin: the uplink whose turn it is */
+	struct wb_reinject reinj;
+	uint64_t oppr_una;         /* snd_una at the last check that met an idle uplink */
 	uint8_t *scratch;         /* one datagram being built */
 
 	struct wb_bond_counters c;
@@ -91,6 +104,16 @@ void wb_bond_log(const struct wb_bond *b, enum wb_log_level level, const struct 
 uint64_t wb_bond_hold_ns(const struct wb_bond *b);
 
 /* bond_tx.c */
+enum wb_send_kind {
+	WB_SEND_NEW,       /* a DSN's first copy */
+	WB_SEND_RESEND,    /* lost where it went */
+	WB_SEND_REDUNDANT, /* one more copy of a new DSN (the redundant policy) */
+	WB_SEND_REINJECT,  /* a copy of what a slower or gone uplink holds, onto an idle one */
+	WB_SEND_TIMEOUT,   /* resent after the bond's timeout */
+};
+
+/* Sends one DSN of the send buffer on u, with whatever acks fit beside it, and counts it by kind. */
+void wb_bond_send_dsn(struct wb_bond *b, struct wb_uplink *u, uint64_t dsn, uint64_t now, enum wb_send_kind kind);
 /* Sends what can go now: resent packets first, then the send queue; then acks that are due. */
 void wb_bond_push(struct wb_bond *b, uint64_t now);
 /* Sends a datagram on an uplink, counting it. */
@@ -102,17 +125,6 @@ void wb_bond_send_close(struct wb_bond *b, struct wb_uplink *u, uint64_t now);
 uint64_t wb_bond_pacing_wake(const struct wb_bond *b, uint64_t now);
 /* Where acked and lost packets of an uplink go: the send buffer. */
 struct wb_recovery_events wb_bond_recovery_events(struct wb_bond *b, struct wb_uplink *u);
-
-/*
- * sched.c: the uplink for the next new packet, or for a resent one; NULL if
- * none can send now. A resent packet may wait for uplinks that did not lose
- * it: they are then reserved (a mask), and new packets keep off them.
- */
-struct wb_uplink *wb_sched_pick_new(struct wb_bond *b, uint32_t bytes, uint64_t now, uint16_t reserved);
-struct wb_uplink *wb_sched_pick_retx(struct wb_bond *b, uint32_t bytes, uint64_t now, uint16_t avoid,
-				     uint16_t *reserved);
-/* Whether u may send bytes now: usable, window room, pacing, packet numbers to track. */
-bool wb_sched_can_send(const struct wb_uplink *u, uint32_t bytes, uint64_t now);
 
 /* handshake.c */
 void wb_handshake_tick(struct wb_bond *b, uint64_t now);

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * The sending side of a bond. wb_bond_push drains what it can: DSNs to
- * resend first (lowest first, each on the uplink with the lowest RTT that
- * can send), then the send queue (each packet on the uplink the scheduler
- * picks, under the peer's receive window and our send buffer), then the
- * acks that are due and found no packet to ride on. Every message takes
+ * resend first (lowest first, each on the uplink that delivers it first),
+ * then the copies the scheduler asked for (reinject.c), then the send queue
+ * (each packet on the uplink the scheduler's policy picks, under the peer's
+ * receive window and our send buffer), then the acks that are due and found
+ * no packet to ride on. Every message takes
  * the uplink's next packet number and is tracked by its recovery state.
  */
 #include <errno.h>
@@ -92,28 +93,49 @@ static int seal_and_send(struct wb_bond *b, struct wb_uplink *u, size_t body_len
 	return n;
 }
 
-/* One DSN on one uplink, with whatever acks fit beside it. */
-static void send_data(struct wb_bond *b, struct wb_uplink *u, uint64_t dsn, uint64_t now, bool app_limited)
+static void count_send(struct wb_bond *b, struct wb_uplink *u, const struct wb_sndbuf_entry *e,
+		       enum wb_send_kind kind)
+{
+	switch (kind) {
+	case WB_SEND_NEW:
+		u->c.data_packets++;
+		u->c.tx_ip_packets++;
+		break;
+	case WB_SEND_RESEND:
+	case WB_SEND_TIMEOUT:
+		u->c.retransmits++;
+		b->c.retransmits++;
+		b->c.retransmit_bytes += e->len;
+		break;
+	case WB_SEND_REINJECT:
+		u->c.reinjected++;
+		b->c.opp_reinject++;
+		b->c.opp_reinject_bytes += e->len;
+		break;
+	case WB_SEND_REDUNDANT:
+		u->c.tx_ip_packets++;
+		b->c.redundant_copies++;
+		break;
+	}
+}
+
+void wb_bond_send_dsn(struct wb_bond *b, struct wb_uplink *u, uint64_t dsn, uint64_t now, enum wb_send_kind kind)
 {
 	struct wb_sndbuf_entry *e = wb_sndbuf_get(&b->snd, dsn);
 	uint8_t *body = b->scratch + DATA_HEADER;
 	size_t n = WB_FRAME_DATA_HEADER + e->len;
+	/* The last packet of a burst leaves the uplink's window unfilled: its rate sample says little. */
+	bool app_limited = kind == WB_SEND_NEW && !wb_txq_peek(&b->txq);
 
 	wb_frame_put_data_header(body, dsn, e->len);
 	memcpy(body + WB_FRAME_DATA_HEADER, e->data, e->len);
 	n = add_acks(b, u, body, n, now);
 	if (seal_and_send(b, u, n, now, dsn, true, app_limited) < 0)
 		return;
-	if (e->sends++) {
-		u->c.retransmits++;
-		b->c.retransmits++;
-		b->c.retransmit_bytes += e->len;
-	} else {
+	if (!e->sends++)
 		e->first_sent_ns = now;
-		u->c.data_packets++;
-		u->c.tx_ip_packets++;
-	}
 	e->holders |= (uint16_t)(1u << u->id);
+	count_send(b, u, e, kind);
 }
 
 /* The peer's receive window and our send buffer: may a packet of len get a DSN? */
@@ -127,20 +149,51 @@ static bool window_open(const struct wb_bond *b, uint32_t len)
 /* Resends the lowest DSN queued, if an uplink takes it now; else says which uplinks it waits for. */
 static bool resend_one(struct wb_bond *b, uint64_t now, uint16_t *reserved)
 {
-	uint64_t dsn = wb_sndbuf_peek_retx(&b->snd);
+	uint64_t dsn;
 	struct wb_sndbuf_entry *e;
 	struct wb_uplink *u;
 
 	*reserved = 0;
-	if (dsn == UINT64_MAX)
-		return false;
-	e = wb_sndbuf_get(&b->snd, dsn);
-	u = wb_sched_pick_retx(b, e->len + 64, now, e->lost_on, reserved);
+	for (;;) {
+		dsn = wb_sndbuf_peek_retx(&b->snd);
+		if (dsn == UINT64_MAX)
+			return false;
+		e = wb_sndbuf_get(&b->snd, dsn);
+		if (!e->holders)
+			break;
+		wb_sndbuf_pop_retx(&b->snd); /* a copy went out since it was queued (a reinjection) */
+	}
+	u = wb_sched_pick_resend(b, e->len + 64, now, e->lost_on, reserved);
 	if (!u)
 		return false;
 	wb_sndbuf_pop_retx(&b->snd);
-	send_data(b, u, dsn, now, false);
+	wb_bond_send_dsn(b, u, dsn, now, WB_SEND_RESEND);
 	return true;
+}
+
+/* The uplink for a new packet: the policy's last decision while its limit lasts, else a new one. */
+static struct wb_uplink *decide(struct wb_bond *b, uint32_t bytes, uint64_t now, uint16_t reserved)
+{
+	struct wb_uplink *u = b->send_to;
+	uint32_t limit = 0;
+
+	if (u && b->send_left >= bytes && !(reserved & (1u << u->id)) && wb_sched_can_send(u, bytes, now) &&
+	    (wb_sched_uplinks(b) & (1u << u->id)))
+		return u;
+	u = b->sched->get_send(b, bytes, now, reserved, &limit);
+	b->send_to = u;
+	b->send_left = limit ? limit : UINT32_MAX;
+	return u;
+}
+
+/* The redundant policy: the same DSN on every other uplink that can take it now. */
+static void send_copies(struct wb_bond *b, struct wb_uplink *first, uint64_t dsn, uint32_t bytes, uint64_t now)
+{
+	uint16_t others = wb_sched_uplinks(b) & (uint16_t)~(1u << first->id);
+
+	for (int i = 0; i < WB_MAX_UPLINKS; i++)
+		if ((others & (1u << i)) && wb_sched_can_send(&b->uplinks[i], bytes, now))
+			wb_bond_send_dsn(b, &b->uplinks[i], dsn, now, WB_SEND_REDUNDANT);
 }
 
 static bool send_new(struct wb_bond *b, uint64_t now, uint16_t reserved)
@@ -152,7 +205,7 @@ static bool send_new(struct wb_bond *b, uint64_t now, uint16_t reserved)
 
 	if (!head || !window_open(b, head->len))
 		return false;
-	u = wb_sched_pick_new(b, head->len + 64, now, reserved);
+	u = decide(b, head->len + 64, now, reserved);
 	if (!u)
 		return false;
 	if (!wb_txq_pop(&b->txq, now, &b->pool, &e))
@@ -164,7 +217,10 @@ static bool send_new(struct wb_bond *b, uint64_t now, uint16_t reserved)
 	}
 	if (b->snd.una + 1 == b->snd.nxt)
 		b->progress_ns = now; /* the bond timeout counts from the first packet out of an empty buffer */
-	send_data(b, u, dsn, now, !wb_txq_peek(&b->txq));
+	wb_bond_send_dsn(b, u, dsn, now, WB_SEND_NEW);
+	b->send_left -= b->send_left < e.len ? b->send_left : e.len;
+	if (b->sched->redundant)
+		send_copies(b, u, dsn, e.len + 64, now);
 	return true;
 }
 
@@ -183,12 +239,18 @@ void wb_bond_push(struct wb_bond *b, uint64_t now)
 
 	if (!b->current)
 		return;
-	/* Resent packets first; new ones on what they leave (they may wait for a better uplink). */
+	/*
+	 * Resent packets first, then copies the scheduler asked for (they
+	 * unblock the bond), then new ones on what they leave (they may wait
+	 * for a better uplink).
+	 */
 	for (;;) {
 		if (resend_one(b, now, &reserved))
 			continue;
 		if (wb_sndbuf_peek_retx(&b->snd) != UINT64_MAX && !reserved)
 			break; /* no uplink at all can take it: nor a new one */
+		if (wb_reinject_send_one(b, now))
+			continue;
 		if (!send_new(b, now, reserved))
 			break;
 	}
@@ -196,6 +258,9 @@ void wb_bond_push(struct wb_bond *b, uint64_t now)
 	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
 		struct wb_uplink *u = &b->uplinks[i];
 
+		/* Free to send a full packet, and given nothing: what it delivers now understates it. */
+		if (wb_sched_can_send(u, b->max_body + 64, now))
+			wb_recovery_note_app_limited(u->rec);
 		if (u->exists && u->available && wb_ackgen_due(&u->ackgen, now))
 			send_ack(b, u, now);
 	}
@@ -207,7 +272,7 @@ uint64_t wb_bond_pacing_wake(const struct wb_bond *b, uint64_t now)
 {
 	uint64_t due = UINT64_MAX;
 
-	if (!b->current || (!wb_txq_peek(&b->txq) && !b->snd.retx_n))
+	if (!b->current || (!wb_txq_peek(&b->txq) && !b->snd.retx_n && !b->reinj.active))
 		return UINT64_MAX;
 	/* An uplink with window room that only pacing holds back. */
 	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
@@ -237,8 +302,12 @@ void wb_bond_send_probe(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
 	}
 	n = add_acks(b, u, body, n, now);
 	u->next_probe_ns = now + b->dev->p.timers.probe_interval_ns;
-	/* A probe says nothing of the uplink's capacity: its rate sample must not lower the model. */
-	if (seal_and_send(b, u, n, now, WB_NO_DSN, true, true) >= 0)
+	/*
+	 * A probe on an idle uplink says nothing of its capacity: its rate
+	 * sample must not lower the model. On a busy one it is just one more
+	 * packet (marking it would taint every sample of the round).
+	 */
+	if (seal_and_send(b, u, n, now, WB_NO_DSN, true, !u->rec->bytes_in_flight) >= 0)
 		u->c.probes_sent++;
 	wb_device_timers_changed(b->dev);
 }

@@ -18,6 +18,8 @@ struct wb_uplink_counters {
 	uint64_t data_packets;               /* IP packets sent on it, first copies */
 	uint64_t retransmits;                /* IP packets resent on it (lost elsewhere or here) */
 	uint64_t acks_sent;                  /* ack-only messages */
+	uint64_t reinjected;                 /* copies it carried of what slower or gone uplinks held */
+	uint64_t penalties;                  /* its window halved for holding up the bond */
 };
 
 struct wb_bond_counters {
@@ -34,6 +36,11 @@ struct wb_bond_counters {
 	uint64_t queue_drops;        /* the send queue was full */
 	uint64_t retransmits, retransmit_bytes; /* DSNs sent again */
 	uint64_t bond_timeouts;      /* the bond's own timeout resent from snd_una */
+	/* The scheduler (docs/scheduler.md). */
+	uint64_t opp_reinject_events; /* an idle uplink was given what slower or gone ones held */
+	uint64_t opp_reinject, opp_reinject_bytes; /* the copies it sent, packets and bytes */
+	uint64_t penalised;          /* a slow uplink's window halved for holding up the bond */
+	uint64_t redundant_copies;   /* extra copies of new packets (the redundant policy) */
 	uint64_t rx_duplicates;      /* a DSN that arrived twice (copies on two uplinks) */
 	uint64_t rx_beyond_window;   /* a DSN the receive window had no room for */
 	uint64_t reorder_skips;      /* DSNs given up after the hold time */

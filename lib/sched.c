@@ -1,14 +1,104 @@
 // SPDX-License-Identifier: MIT
 /*
- * Which uplink takes the next packet. For new data: among the up uplinks
- * with room in their congestion window whose pacing lets a packet go now,
- * the one where it would be delivered first, judged by what it already has
- * in flight over its pacing rate (backup uplinks only when no other is up).
- * For a resent packet, which holds up delivery: the one that delivers it
- * first, avoiding the uplinks that already lost it while another can send.
- * (The scheduler framework with its policies and rules builds on this.)
+ * The scheduler's core: the registry of policies, what they share (which
+ * uplinks may send, which would deliver first), the choice of an uplink
+ * for a resent packet, and the checks a bond ack or the bond's timeout
+ * runs through the policy (sched.h).
  */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
 #include "bond.h"
+
+static const struct wb_sched_ops *const policies[] = {
+	&wb_sched_default, &wb_sched_roundrobin, &wb_sched_redundant, &wb_sched_first,
+};
+
+const struct wb_sched_ops *wb_sched_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(policies) / sizeof(policies[0]); i++)
+		if (!strcmp(policies[i]->name, name))
+			return policies[i];
+	return NULL;
+}
+
+const char *wb_retrans_reason_name(enum wb_retrans_reason r)
+{
+	switch (r) {
+	case WB_RETRANS_NONE:
+		return "none";
+	case WB_RETRANS_RTO:
+		return "bond timeout";
+	case WB_RETRANS_RWND_FULL:
+		return "receive window full";
+	case WB_RETRANS_SNDBUF_FULL:
+		return "send buffer full";
+	case WB_RETRANS_APP_LIMITED:
+		return "application limited";
+	}
+	return "?";
+}
+
+static const struct {
+	const char *name;
+	uint32_t flag;
+} rules[] = {
+	{ "penalise", WB_SCHED_NO_PENALISE },
+	{ "penalise_guard", WB_SCHED_NO_PENALISE_GUARD },
+	{ "reinject", WB_SCHED_NO_REINJECT },
+	{ "reinject_on_rwnd", WB_SCHED_NO_REINJECT_RWND },
+	{ "reinject_on_sndbuf", WB_SCHED_NO_REINJECT_SNDBUF },
+	{ "reinject_on_app_limited", WB_SCHED_NO_REINJECT_APP_LIMITED },
+	{ "avoid_blocking", WB_SCHED_NO_AVOID_BLOCKING },
+};
+
+uint32_t wb_sched_rule_by_name(const char *name)
+{
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+		if (!strcmp(rules[i].name, name))
+			return rules[i].flag;
+	return 0;
+}
+
+const char *wb_sched_rule_name(uint32_t flag)
+{
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+		if (rules[i].flag == flag)
+			return rules[i].name;
+	return NULL;
+}
+
+bool wb_sched_exists(const char *name)
+{
+	return wb_sched_find(name) != NULL;
+}
+
+bool wb_sched_rule(const struct wb_bond *b, uint32_t no_flag)
+{
+	return !(b->tuning.sched_off & no_flag);
+}
+
+int wb_bond_set_scheduler(struct wb_bond *b, const char *name, uint32_t sched_off)
+{
+	const struct wb_sched_ops *ops = wb_sched_find(name);
+
+	if (!ops)
+		return -EINVAL;
+	b->sched = ops;
+	snprintf(b->tuning.scheduler, sizeof(b->tuning.scheduler), "%s", ops->name);
+	b->tuning.sched_off = sched_off;
+	b->send_to = NULL;
+	b->reinj.active = false;
+	return 0;
+}
+
+const char *wb_bond_scheduler(const struct wb_bond *b)
+{
+	return b->sched->name;
+}
+
+/* ---- what policies share ------------------------------------------------- */
 
 bool wb_sched_can_send(const struct wb_uplink *u, uint32_t bytes, uint64_t now)
 {
@@ -16,8 +106,7 @@ bool wb_sched_can_send(const struct wb_uplink *u, uint32_t bytes, uint64_t now)
 	       u->rec->bytes_in_flight + bytes <= u->cc.cwnd && now >= u->next_send_ns;
 }
 
-/* Expected time to deliver what it holds and this packet, in ns (its pacing rate, else cwnd per RTT). */
-static uint64_t completion_ns(const struct wb_uplink *u, uint32_t bytes)
+uint64_t wb_sched_completion_ns(const struct wb_uplink *u, uint32_t bytes)
 {
 	uint64_t queued = u->rec->bytes_in_flight + bytes;
 	uint64_t rate = u->cc.pacing_rate;
@@ -29,18 +118,31 @@ static uint64_t completion_ns(const struct wb_uplink *u, uint32_t bytes)
 	return queued * 1000000000ULL / rate + u->rtt.srtt_ns / 2;
 }
 
-/* Backup uplinks carry traffic only while no other uplink is up. */
-static bool backups_allowed(const struct wb_bond *b)
+uint16_t wb_sched_active(const struct wb_bond *b)
 {
-	for (int i = 0; i < WB_MAX_UPLINKS; i++)
-		if (wb_uplink_usable(&b->uplinks[i]) && !b->uplinks[i].backup)
-			return false;
-	return true;
+	uint16_t active = 0, backups = 0;
+
+	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
+		const struct wb_uplink *u = &b->uplinks[i];
+
+		if (!wb_uplink_usable(u) || !u->rec)
+			continue;
+		if (u->backup)
+			backups |= (uint16_t)(1u << i);
+		else
+			active |= (uint16_t)(1u << i);
+	}
+	/* Backup uplinks carry traffic only while no other uplink is up. */
+	return active ? active : backups;
 }
 
-struct wb_uplink *wb_sched_pick_new(struct wb_bond *b, uint32_t bytes, uint64_t now, uint16_t reserved)
+uint16_t wb_sched_uplinks(const struct wb_bond *b)
 {
-	bool backups = backups_allowed(b);
+	return b->sched->uplinks ? b->sched->uplinks(b) : wb_sched_active(b);
+}
+
+struct wb_uplink *wb_sched_earliest(struct wb_bond *b, uint16_t mask, uint32_t bytes, uint64_t now)
+{
 	struct wb_uplink *best = NULL;
 	uint64_t best_t = UINT64_MAX;
 
@@ -48,9 +150,9 @@ struct wb_uplink *wb_sched_pick_new(struct wb_bond *b, uint32_t bytes, uint64_t 
 		struct wb_uplink *u = &b->uplinks[i];
 		uint64_t t;
 
-		if (u->backup != backups || (reserved & (1u << i)) || !wb_sched_can_send(u, bytes, now))
+		if (!(mask & (1u << i)) || !wb_sched_can_send(u, bytes, now))
 			continue;
-		t = completion_ns(u, bytes);
+		t = wb_sched_completion_ns(u, bytes);
 		if (t < best_t) {
 			best = u;
 			best_t = t;
@@ -59,42 +161,113 @@ struct wb_uplink *wb_sched_pick_new(struct wb_bond *b, uint32_t bytes, uint64_t 
 	return best;
 }
 
-struct wb_uplink *wb_sched_pick_retx(struct wb_bond *b, uint32_t bytes, uint64_t now, uint16_t avoid,
-				     uint16_t *reserved)
+struct wb_uplink *wb_sched_lowest_rtt(struct wb_bond *b, uint16_t mask)
 {
-	bool backups = backups_allowed(b);
 	struct wb_uplink *best = NULL;
-	uint64_t best_t = UINT64_MAX;
-	uint16_t preferred = 0;
 
+	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
+		struct wb_uplink *u = &b->uplinks[i];
+
+		if ((mask & (1u << i)) && wb_uplink_usable(u) && u->rec &&
+		    (!best || u->rtt.srtt_ns < best->rtt.srtt_ns))
+			best = u;
+	}
+	return best;
+}
+
+bool wb_sched_idle(const struct wb_uplink *u, uint32_t bytes)
+{
+	return wb_uplink_usable(u) && !u->backup && u->rec && !u->rec->timed_out && u->rtt.has_sample &&
+	       u->rec->bytes_in_flight + bytes <= u->cc.cwnd;
+}
+
+struct wb_uplink *wb_sched_pick_resend(struct wb_bond *b, uint32_t bytes, uint64_t now, uint16_t avoid,
+				       uint16_t *reserved)
+{
+	uint16_t mask = wb_sched_uplinks(b), preferred = mask & (uint16_t)~avoid;
+	struct wb_uplink *u;
+
+	*reserved = 0;
 	/*
 	 * First the uplinks that did not lose it. If one of them is up but
 	 * cannot send this instant, the packet waits for it (and new data keeps
 	 * off it): the uplink that lost it is likely to lose it again (its
 	 * queue overflowed, or it is dying).
 	 */
-	for (int pass = 0; pass < 2 && !best; pass++) {
-		for (int i = 0; i < WB_MAX_UPLINKS; i++) {
-			struct wb_uplink *u = &b->uplinks[i];
-			uint64_t t;
-
-			if (u->backup != backups || !wb_uplink_usable(u) || (!pass && (avoid & (1u << i))))
-				continue;
-			if (!pass)
-				preferred |= (uint16_t)(1u << i);
-			if (!wb_sched_can_send(u, bytes, now))
-				continue;
-			t = completion_ns(u, bytes);
-			if (t < best_t) {
-				best = u;
-				best_t = t;
-			}
-		}
-		if (!pass && !best && preferred) {
+	if (preferred) {
+		u = wb_sched_earliest(b, preferred, bytes, now);
+		if (!u)
 			*reserved = preferred;
-			return NULL;
-		}
+		return u;
 	}
-	*reserved = 0;
-	return best;
+	return wb_sched_earliest(b, mask, bytes, now);
+}
+
+/* ---- the checks a bond ack and the bond's timeout run ---------------------- */
+
+enum wb_retrans_reason wb_sched_blocked(const struct wb_bond *b)
+{
+	const struct wb_txq_entry *head = wb_txq_peek(&b->txq);
+	uint64_t after;
+
+	if (b->snd.una == b->snd.nxt)
+		return WB_RETRANS_NONE; /* nothing outstanding: nothing holds the bond up */
+	if (!head)
+		return WB_RETRANS_APP_LIMITED;
+	after = b->snd.bytes + wb_window_bytes(head->len);
+	/*
+	 * The receiver is what limits only when its window is smaller than our
+	 * buffer (as TCP's "data queued past the window's edge"); with both
+	 * full at once, it is our buffer.
+	 */
+	if (after > b->peer_rwnd && b->peer_rwnd < b->tuning.send_buffer)
+		return WB_RETRANS_RWND_FULL;
+	if (after > b->tuning.send_buffer || after > b->peer_rwnd)
+		return WB_RETRANS_SNDBUF_FULL;
+	return WB_RETRANS_NONE;
+}
+
+bool wb_sched_on_bond_ack(struct wb_bond *b, uint64_t now)
+{
+	enum wb_retrans_reason why = wb_sched_blocked(b);
+	struct wb_retrans_decision d = { 0 };
+
+	if (why == WB_RETRANS_NONE)
+		return false;
+	if (b->sched->on_blocked)
+		b->sched->on_blocked(b, why, now);
+	/* One check per snd_una that met an idle uplink; none while copies still go out. */
+	if (!b->sched->get_retrans || b->reinj.active || b->snd.una == b->oppr_una)
+		return false;
+	b->sched->get_retrans(b, why, now, &d);
+	if (d.idle_found)
+		b->oppr_una = b->snd.una;
+	if (!d.uplink || !d.limit)
+		return false;
+	wb_reinject_start(b, &d, why);
+	return true;
+}
+
+struct wb_uplink *wb_sched_rto_uplink(struct wb_bond *b)
+{
+	const struct wb_sndbuf_entry *e = wb_sndbuf_get(&b->snd, b->snd.una);
+	uint16_t mask = wb_sched_uplinks(b);
+	struct wb_uplink *u = e ? wb_sched_lowest_rtt(b, mask & (uint16_t)~e->holders) : NULL;
+
+	/* One that does not carry snd_una already, if there is one. */
+	return u ? u : wb_sched_lowest_rtt(b, mask);
+}
+
+void wb_sched_on_bond_timeout(struct wb_bond *b, uint64_t now)
+{
+	struct wb_retrans_decision d = { 0 };
+
+	if (b->sched->get_retrans) {
+		b->sched->get_retrans(b, WB_RETRANS_RTO, now, &d);
+	} else {
+		d.uplink = wb_sched_rto_uplink(b);
+		d.limit = d.uplink ? d.uplink->cc.cwnd : 0;
+	}
+	if (d.uplink && d.limit)
+		wb_reinject_start(b, &d, WB_RETRANS_RTO);
 }

@@ -71,7 +71,18 @@ struct wb_bond_tuning {
 	bool no_aqm;               /* no CoDel on the send queue (the simulator's lossless mode) */
 	uint64_t aqm_target_ns, aqm_interval_ns;
 	char cc[16];               /* congestion control: "bbr" or "newreno" */
+	char scheduler[16];        /* "default", "roundrobin", "redundant" or "first" */
+	uint32_t sched_off;        /* rules of the scheduler turned off (WB_SCHED_NO_*): all on by default */
 };
+
+/* The scheduler's rules, each with a switch so the benchmark can show its worth (docs/scheduler.md). */
+#define WB_SCHED_NO_PENALISE 0x01             /* halve the window of a slow uplink that holds up the bond */
+#define WB_SCHED_NO_PENALISE_GUARD 0x02       /* ... even while the peer's receive window is what limits */
+#define WB_SCHED_NO_REINJECT 0x04             /* copy what slow uplinks hold onto an idle fast one */
+#define WB_SCHED_NO_REINJECT_RWND 0x08        /* ... when the receive window is full */
+#define WB_SCHED_NO_REINJECT_SNDBUF 0x10      /* ... when the send buffer is full */
+#define WB_SCHED_NO_REINJECT_APP_LIMITED 0x20 /* ... when nothing more waits to be sent */
+#define WB_SCHED_NO_AVOID_BLOCKING 0x40       /* keep off a slow uplink what would arrive after the window is used up */
 
 #define WB_DEFAULT_MTU 1413
 #define WB_DEFAULT_SEND_BUFFER (6ULL << 20)
@@ -148,6 +159,24 @@ bool wb_bond_can_queue(const struct wb_bond *b, size_t len);
 
 /* Bytes the bond has allocated for packets and its rings, for the operator. */
 uint64_t wb_bond_memory(const struct wb_bond *b);
+
+/*
+ * The flag of a scheduler rule by its name in the configuration (penalise,
+ * penalise_guard, reinject, reinject_on_rwnd, reinject_on_sndbuf,
+ * reinject_on_app_limited), 0 if none has that name.
+ */
+uint32_t wb_sched_rule_by_name(const char *name);
+/* The rule's name for a flag, NULL if none. */
+const char *wb_sched_rule_name(uint32_t flag);
+/* Whether a scheduler of that name exists. */
+bool wb_sched_exists(const char *name);
+
+/*
+ * Chooses the bond's scheduler and its rules (sched_off: WB_SCHED_NO_*) at
+ * run time. -EINVAL for an unknown name, and nothing changes.
+ */
+int wb_bond_set_scheduler(struct wb_bond *b, const char *name, uint32_t sched_off);
+const char *wb_bond_scheduler(const struct wb_bond *b);
 
 /* Client: whether uplink i has a working socket (its interface exists and is up). */
 void wb_bond_set_uplink_available(struct wb_bond *b, unsigned uplink, bool available, uint64_t now);

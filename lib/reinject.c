@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+#include "bond.h"
+
+void wb_reinject_start(struct wb_bond *b, const struct wb_retrans_decision *d, enum wb_retrans_reason reason)
+{
+	struct wb_reinject *r = &b->reinj;
+
+	*r = (struct wb_reinject){
+		.active = true, .reason = reason, .uplink = d->uplink->id, .from = d->from,
+		.next = b->snd.una, .end = b->snd.nxt, .budget = d->limit,
+	};
+	if (reason != WB_RETRANS_RTO)
+		b->c.opp_reinject_events++;
+}
+
+/* The next DSN to copy at or after the walk's position, UINT64_MAX if none is left. */
+static uint64_t next_dsn(struct wb_bond *b, struct wb_reinject *r)
+{
+	uint16_t me = (uint16_t)(1u << r->uplink);
+
+	if (r->next < b->snd.una)
+		r->next = b->snd.una; /* delivered meanwhile */
+	for (; r->next < r->end; r->next++) {
+		const struct wb_sndbuf_entry *e = wb_sndbuf_get(&b->snd, r->next);
+
+		if (!e || (e->flags & WB_SND_DELIVERED) || (e->holders & me))
+			continue;
+		if (!r->from || (e->holders & r->from))
+			return r->next;
+	}
+	return UINT64_MAX;
+}
+
+bool wb_reinject_send_one(struct wb_bond *b, uint64_t now)
+{
+	struct wb_reinject *r = &b->reinj;
+	struct wb_uplink *u;
+	const struct wb_sndbuf_entry *e;
+	uint64_t dsn;
+
+	if (!r->active)
+		return false;
+	u = &b->uplinks[r->uplink];
+	dsn = next_dsn(b, r);
+	e = dsn == UINT64_MAX ? NULL : wb_sndbuf_get(&b->snd, dsn);
+	/* Done: nothing left to copy, the limit reached (exactly: the next would pass it), or the uplink gone. */
+	if (!e || e->len > r->budget || !wb_uplink_usable(u)) {
+		r->active = false;
+		return false;
+	}
+	if (!wb_sched_can_send(u, (uint32_t)e->len + 64, now))
+		return false;
+	r->budget -= e->len;
+	r->next = dsn + 1;
+	wb_bond_send_dsn(b, u, dsn, now, r->reason == WB_RETRANS_RTO ? WB_SEND_TIMEOUT : WB_SEND_REINJECT);
+	return true;
+}

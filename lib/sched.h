@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The scheduler: a table of operations chosen per bond by name, as Linux
+ * MPTCP's net.mptcp.scheduler. The core (bond_tx.c, sched.c, reinject.c)
+ * asks, the policy decides:
+ *
+ * - get_send: the uplink for the next new packet, and a send limit in bytes
+ *   for this one decision (0: as much as the uplink takes now, a burst);
+ * - get_retrans(reason): the uplink to resend on, and a limit. Reasons: the
+ *   bond's timeout, or an idle uplink while nothing new can go out because
+ *   the peer's receive window is full, our send buffer is full, or nothing
+ *   more waits to be sent. The core, not the policy, then walks the DSNs the
+ *   chosen holders carry (reinject.c), lowest first, each once, and resends
+ *   them within the limit exactly. A policy without get_retrans never
+ *   triggers that check (and the bond's timeout resends on the lowest-RTT
+ *   uplink);
+ * - on_blocked(reason): told on each bond ack that nothing new can go out
+ *   (the default policy penalises a slow uplink there).
+ *
+ * Policies: default (sched_default.c), roundrobin, redundant, first.
+ */
+#ifndef WB_SCHED_H
+#define WB_SCHED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct wb_bond;
+struct wb_uplink;
+
+enum wb_retrans_reason {
+	WB_RETRANS_NONE,
+	WB_RETRANS_RTO,         /* the bond's own timeout */
+	WB_RETRANS_RWND_FULL,   /* nothing new can go: the peer's receive window is full */
+	WB_RETRANS_SNDBUF_FULL, /* ... our send buffer is full */
+	WB_RETRANS_APP_LIMITED, /* ... nothing more waits to be sent */
+};
+
+const char *wb_retrans_reason_name(enum wb_retrans_reason r);
+
+struct wb_retrans_decision {
+	struct wb_uplink *uplink; /* where the copies go; NULL: none */
+	uint64_t limit;           /* bytes to resend at most (0: nothing) */
+	uint16_t from;            /* whose DSNs to copy, a bit per uplink id; 0: every DSN not delivered */
+	bool idle_found;          /* an idle uplink was there: a refusal is final for this snd_una */
+};
+
+struct wb_sched_ops {
+	const char *name;
+	/*
+	 * The uplink for the next new packet of bytes, NULL to wait. Uplinks in
+	 * avoid are kept free for a resend. *send_limit (preset to 0) may cap
+	 * the bytes this one decision sends.
+	 */
+	struct wb_uplink *(*get_send)(struct wb_bond *b, uint32_t bytes, uint64_t now, uint16_t avoid,
+				      uint32_t *send_limit);
+	/* NULL: no reinjection check; the bond's timeout resends on the lowest-RTT uplink. */
+	void (*get_retrans)(struct wb_bond *b, enum wb_retrans_reason reason, uint64_t now,
+			    struct wb_retrans_decision *d);
+	/* NULL: nothing to do when blocked. */
+	void (*on_blocked)(struct wb_bond *b, enum wb_retrans_reason reason, uint64_t now);
+	/* The uplinks it sends on now (resends too); NULL: wb_sched_active(). */
+	uint16_t (*uplinks)(const struct wb_bond *b);
+	bool redundant; /* a new packet also goes on every other uplink that can send it */
+};
+
+/* NULL for an unknown name. */
+const struct wb_sched_ops *wb_sched_find(const char *name);
+extern const struct wb_sched_ops wb_sched_default, wb_sched_roundrobin, wb_sched_redundant, wb_sched_first;
+
+/* Whether a rule (WB_SCHED_NO_*) is on for the bond. */
+bool wb_sched_rule(const struct wb_bond *b, uint32_t no_flag);
+
+/* ---- what policies share (sched.c) ---------------------------------------- */
+
+/* Whether u may send bytes now: usable, window room, pacing, packet numbers to track. */
+bool wb_sched_can_send(const struct wb_uplink *u, uint32_t bytes, uint64_t now);
+/* Expected ns to deliver what u has in flight and bytes more: over its pacing rate, plus half its RTT. */
+uint64_t wb_sched_completion_ns(const struct wb_uplink *u, uint32_t bytes);
+/* The usable uplinks, a bit per id: the non-backup ones, or the backups if no other is usable. */
+uint16_t wb_sched_active(const struct wb_bond *b);
+/* The uplinks the bond's policy sends on now. */
+uint16_t wb_sched_uplinks(const struct wb_bond *b);
+/* Among mask, the uplink that can send bytes now and would deliver them first; NULL if none. */
+struct wb_uplink *wb_sched_earliest(struct wb_bond *b, uint16_t mask, uint32_t bytes, uint64_t now);
+/* Among mask, the usable uplink with the lowest smoothed RTT (sending now or not); NULL if none. */
+struct wb_uplink *wb_sched_lowest_rtt(struct wb_bond *b, uint16_t mask);
+/*
+ * Idle: usable, not a backup, not timed out, and room in its window for
+ * bytes more that the bond has nothing to fill with. (Not "nothing in
+ * flight": a blocked bond reopens its window in small steps as the slow
+ * uplink delivers, and the fast one, given each step, never drains.)
+ */
+bool wb_sched_idle(const struct wb_uplink *u, uint32_t bytes);
+
+/*
+ * For a resent packet: the uplink that delivers it first, avoiding those
+ * that lost it (avoid). If one of the others is usable but cannot send this
+ * instant, the packet waits for it: NULL, and *reserved says which uplinks
+ * new data must keep off.
+ */
+struct wb_uplink *wb_sched_pick_resend(struct wb_bond *b, uint32_t bytes, uint64_t now, uint16_t avoid,
+				       uint16_t *reserved);
+
+/* Why nothing new can go out now, or WB_RETRANS_NONE. */
+enum wb_retrans_reason wb_sched_blocked(const struct wb_bond *b);
+/*
+ * On a bond ack: the policy's checks, the penalty first, then opportunistic
+ * reinjection. Returns true when copies are to go out (wb_bond_push sends them).
+ */
+bool wb_sched_on_bond_ack(struct wb_bond *b, uint64_t now);
+/* For the bond's timeout: the lowest-RTT uplink, one that does not carry snd_una if it can. */
+struct wb_uplink *wb_sched_rto_uplink(struct wb_bond *b);
+/* The bond's timeout: the policy (or the lowest-RTT uplink) resends from snd_una. */
+void wb_sched_on_bond_timeout(struct wb_bond *b, uint64_t now);
+
+#endif

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The default policy. Each new packet goes on the uplink that would
+ * deliver it first (what it has in flight over its pacing rate, plus half
+ * its RTT), among the active uplinks with room in their window. With
+ * uplinks of very different speed, that alone is not enough: the fast one
+ * overflows onto the slow one, and the data the slow one holds keeps the
+ * receiver waiting until the window closes. Two cures, after Linux MPTCP
+ * (docs/scheduler.md), each with a switch:
+ *
+ * - penalise: the uplink holding snd_una, slower than another, has its
+ *   window halved (at most once per its RTT, only if the window is what
+ *   limits it), so it takes less of what follows; not while the peer's
+ *   receive window is the limit (the guard): the fast uplink shares that
+ *   window, so it cannot take up what the slow one gives up;
+ * - reinject: an idle fast uplink gets copies of what the slow (or gone)
+ *   ones hold, as much as it can send in the time the copies save.
+ */
+#include "bond.h"
+
+#define NS_PER_SEC 1000000000ULL
+/* A holder is worth copying from when its RTT is over this many of the idle uplink's minimum. */
+#define REINJECT_RTT_FACTOR 3
+/* What the bond's timeout resends at most, in packets of the MTU. */
+#define TIMEOUT_RESEND_PACKETS 64
+
+/*
+ * Would a packet on u keep the bond blocked? While it travels, the fastest
+ * uplink goes on delivering what follows it, and the receiver must hold
+ * all of that until it arrives: if that is more than the window has room
+ * for, the packet had better wait for the fast uplink (BLEST, Ferlin et al.,
+ * IFIP Networking 2016).
+ */
+static bool would_block(const struct wb_bond *b, const struct wb_uplink *u, uint32_t bytes)
+{
+	const struct wb_uplink *fast = wb_sched_lowest_rtt((struct wb_bond *)b, wb_sched_uplinks(b));
+	uint64_t window = b->peer_rwnd < b->tuning.send_buffer ? b->peer_rwnd : b->tuning.send_buffer;
+	uint64_t ahead;
+
+	if (!fast || fast == u || fast->rtt.srtt_ns >= u->rtt.srtt_ns || fast->rec->timed_out)
+		return false;
+	ahead = fast->cc.pacing_rate * (wb_sched_completion_ns(u, bytes) / 1000) / 1000000;
+	return b->snd.bytes + bytes + ahead > window;
+}
+
+static struct wb_uplink *default_get_send(struct wb_bond *b, uint32_t bytes, uint64_t now, uint16_t avoid,
+					  uint32_t *send_limit)
+{
+	struct wb_uplink *u = wb_sched_earliest(b, wb_sched_uplinks(b) & (uint16_t)~avoid, bytes, now);
+
+	*send_limit = bytes; /* a decision per packet */
+	if (u && wb_sched_rule(b, WB_SCHED_NO_AVOID_BLOCKING) && would_block(b, u, bytes))
+		return NULL; /* it waits for the fast uplink */
+	return u;
+}
+
+static bool reason_allowed(const struct wb_bond *b, enum wb_retrans_reason why)
+{
+	switch (why) {
+	case WB_RETRANS_RWND_FULL:
+		return wb_sched_rule(b, WB_SCHED_NO_REINJECT_RWND);
+	case WB_RETRANS_SNDBUF_FULL:
+		return wb_sched_rule(b, WB_SCHED_NO_REINJECT_SNDBUF);
+	case WB_RETRANS_APP_LIMITED:
+		return wb_sched_rule(b, WB_SCHED_NO_REINJECT_APP_LIMITED);
+	case WB_RETRANS_NONE:
+	case WB_RETRANS_RTO:
+		break;
+	}
+	return false;
+}
+
+/* The lowest-RTT idle uplink the policy uses, NULL if none is idle. */
+static struct wb_uplink *idle_uplink(struct wb_bond *b)
+{
+	uint16_t mask = wb_sched_uplinks(b);
+	struct wb_uplink *best = NULL;
+
+	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
+		struct wb_uplink *u = &b->uplinks[i];
+
+		if ((mask & (1u << i)) && wb_sched_idle(u, b->max_body + 64) &&
+		    (!best || u->rtt.srtt_ns < best->rtt.srtt_ns))
+			best = u;
+	}
+	return best;
+}
+
+/*
+ * How many bytes idle may copy of what holder carries: 0 if none.
+ * A gone holder's data is worth a window; a live one's only if it is
+ * slower and the copy arrives at least one RTT of idle sooner, and then as
+ * much as idle sends in the time saved (half the RTT difference: the
+ * copies arrive, on average, that much sooner).
+ */
+static uint64_t copy_budget(const struct wb_uplink *idle, const struct wb_uplink *holder)
+{
+	uint64_t gain_ns;
+
+	if (!holder->exists || !holder->rec || !holder->rec->bytes_in_flight)
+		return 0;
+	if (!wb_uplink_usable(holder))
+		return UINT64_MAX; /* no pacing cap: the data is stuck, only the window limits */
+	/* It had a timeout and nothing acked since: its own recovery (and the stale detection) decide. */
+	if (holder->rec->pto_count || holder->rec->timed_out)
+		return 0;
+	if (holder->cc.pacing_rate >= idle->cc.pacing_rate ||
+	    holder->rtt.srtt_ns <= REINJECT_RTT_FACTOR * idle->rtt.min_ns)
+		return 0;
+	gain_ns = (holder->rtt.srtt_ns - idle->rtt.min_ns) / 2;
+	return idle->cc.pacing_rate * gain_ns / NS_PER_SEC;
+}
+
+static void default_get_retrans(struct wb_bond *b, enum wb_retrans_reason why, uint64_t now,
+				struct wb_retrans_decision *d)
+{
+	struct wb_uplink *idle;
+	uint64_t budget = 0, room;
+
+	(void)now;
+	if (why == WB_RETRANS_RTO) {
+		d->uplink = wb_sched_rto_uplink(b);
+		if (d->uplink)
+			d->limit = d->uplink->cc.cwnd < (uint64_t)TIMEOUT_RESEND_PACKETS * b->tuning.mtu
+					   ? d->uplink->cc.cwnd
+					   : (uint64_t)TIMEOUT_RESEND_PACKETS * b->tuning.mtu;
+		return;
+	}
+	if (!wb_sched_rule(b, WB_SCHED_NO_REINJECT) || !reason_allowed(b, why) || !(idle = idle_uplink(b)))
+		return;
+	d->idle_found = true;
+	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
+		uint64_t n = &b->uplinks[i] == idle ? 0 : copy_budget(idle, &b->uplinks[i]);
+
+		if (n) {
+			d->from |= (uint16_t)(1u << i);
+			budget = n > budget ? n : budget;
+		}
+	}
+	if (!d->from)
+		return;
+	room = idle->cc.cwnd - idle->rec->bytes_in_flight;
+	d->uplink = idle;
+	d->limit = budget < room ? budget : room;
+}
+
+/*
+ * The bond can send nothing new: if the uplink holding snd_una is slower
+ * than another and its window is what limits it, halve that window.
+ */
+static void default_on_blocked(struct wb_bond *b, enum wb_retrans_reason why, uint64_t now)
+{
+	const struct wb_sndbuf_entry *e = wb_sndbuf_get(&b->snd, b->snd.una);
+	struct wb_uplink *fastest = wb_sched_lowest_rtt(b, wb_sched_uplinks(b));
+
+	if (!wb_sched_rule(b, WB_SCHED_NO_PENALISE) || (why != WB_RETRANS_RWND_FULL && why != WB_RETRANS_SNDBUF_FULL))
+		return;
+	if (why == WB_RETRANS_RWND_FULL && wb_sched_rule(b, WB_SCHED_NO_PENALISE_GUARD))
+		return;
+	if (!e || (e->flags & WB_SND_DELIVERED) || !fastest)
+		return;
+	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
+		struct wb_uplink *h = &b->uplinks[i];
+
+		if (!(e->holders & (1u << i)) || h == fastest || !wb_uplink_usable(h) || !h->rec ||
+		    h->rtt.srtt_ns <= fastest->rtt.srtt_ns)
+			continue;
+		if (h->rec->bytes_in_flight + h->cc.mss <= h->cc.cwnd)
+			continue; /* not window-limited: halving would change nothing now */
+		if (h->penalised_ns && now < h->penalised_ns + h->rtt.srtt_ns)
+			continue; /* once per its RTT */
+		h->cc.ops->on_penalty(&h->cc, now);
+		h->penalised_ns = now;
+		h->c.penalties++;
+		b->c.penalised++;
+	}
+}
+
+const struct wb_sched_ops wb_sched_default = {
+	.name = "default",
+	.get_send = default_get_send,
+	.get_retrans = default_get_retrans,
+	.on_blocked = default_on_blocked,
+};
