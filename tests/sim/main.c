@@ -2,10 +2,11 @@
 /*
  * wbsim: runs simulator scenarios.
  *
- *   wbsim [-s SEED] [-v] SCENARIO...
+ *   wbsim [-s SEED] [-v] [-e DIRECTIVE]... SCENARIO...
  *
  * Prints each scenario's report; exits 1 if an expectation failed, 2 for a
- * scenario that does not parse.
+ * scenario that does not parse. Each -e adds a line after the scenario's
+ * own (a later "bond" line wins), so one file serves several variants.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -14,6 +15,8 @@
 
 #include "sim.h"
 #include "units.h"
+
+#define MAX_EXTRA 32
 
 static char *slurp(const char *path)
 {
@@ -31,29 +34,58 @@ static char *slurp(const char *path)
 	return text;
 }
 
+/* The scenario's text, then the extra lines; NULL if text is. */
+static char *with_extra(char *text, const char *const *extra, int n)
+{
+	size_t len = text ? strlen(text) : 0, add = 0;
+	char *out;
+
+	if (!text)
+		return NULL;
+	for (int i = 0; i < n; i++)
+		add += strlen(extra[i]) + 1;
+	out = realloc(text, len + add + 2);
+	if (!out) {
+		free(text);
+		return NULL;
+	}
+	out[len++] = '\n';
+	for (int i = 0; i < n; i++) {
+		memcpy(out + len, extra[i], strlen(extra[i]));
+		len += strlen(extra[i]);
+		out[len++] = '\n';
+	}
+	out[len] = 0;
+	return out;
+}
+
 int main(int argc, char **argv)
 {
 	static struct sim_scenario s;
+	static const char usage[] = "usage: wbsim [-s SEED] [-v] [-e DIRECTIVE]... SCENARIO...\n";
+	const char *extra[MAX_EXTRA];
 	bool verbose = false, seed_set = false;
 	uint64_t seed = 0;
-	int c, worst = 0;
+	int c, worst = 0, n_extra = 0;
 
-	while ((c = getopt(argc, argv, "s:vh")) != -1) {
+	while ((c = getopt(argc, argv, "s:ve:h")) != -1) {
 		if (c == 's' && !units_parse_uint(optarg, UINT64_MAX, &seed)) {
 			seed_set = true;
 		} else if (c == 'v') {
 			verbose = true;
+		} else if (c == 'e' && n_extra < MAX_EXTRA) {
+			extra[n_extra++] = optarg;
 		} else {
-			fputs("usage: wbsim [-s SEED] [-v] SCENARIO...\n", c == 'h' ? stdout : stderr);
+			fputs(usage, c == 'h' ? stdout : stderr);
 			return c == 'h' ? 0 : 2;
 		}
 	}
 	if (optind == argc) {
-		fputs("wbsim: no scenario (usage: wbsim [-s SEED] [-v] SCENARIO...)\n", stderr);
+		fprintf(stderr, "wbsim: no scenario (%s)", usage);
 		return 2;
 	}
 	for (int i = optind; i < argc; i++) {
-		char err[300], *text = slurp(argv[i]);
+		char err[300], *text = with_extra(slurp(argv[i]), extra, n_extra);
 		int rc;
 
 		if (!text) {

@@ -13,7 +13,8 @@
  *   app rr [request SIZE] [size SIZE] [think T] [start T] [stop T]
  *   app cbr up|down size SIZE interval T [start T] [stop T]
  *   bond KEY VALUE                cc, send_buffer, receive_window, send_queue,
- *                                 hold, aqm (on|off), mtu
+ *                                 hold, aqm (on|off), mtu, scheduler, and the
+ *                                 scheduler's rules (penalise on|off, ...)
  *   expect METRIC OP NUMBER       OP is >=, <= or ==; see sim.c for metrics
  *   verbose                       the devices' log lines on stderr
  *   report_every TIME             a line of goodput and link shares per interval, on stderr
@@ -216,6 +217,17 @@ static int parse_bond(struct sim_scenario *s, struct line *l)
 		t->no_aqm = !strcmp(v, "off");
 	} else if (!strcmp(k, "hold")) {
 		return time_of(l, v, &t->hold_ns);
+	} else if (!strcmp(k, "scheduler")) {
+		if (!wb_sched_exists(v))
+			return fail(l, "bond scheduler: '%s' is none of default, roundrobin, redundant, first", v);
+		snprintf(t->scheduler, sizeof(t->scheduler), "%s", v);
+	} else if (wb_sched_rule_by_name(k)) {
+		if (strcmp(v, "on") && strcmp(v, "off"))
+			return fail(l, "bond %s: on or off", k);
+		if (!strcmp(v, "off"))
+			t->sched_off |= wb_sched_rule_by_name(k);
+		else
+			t->sched_off &= ~wb_sched_rule_by_name(k);
 	} else if (!strcmp(k, "mtu")) {
 		if (units_parse_uint(v, 9000, &x) || x < 576)
 			return fail(l, "bond mtu: 576 to 9000");

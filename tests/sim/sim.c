@@ -335,6 +335,11 @@ static struct sim_node *sender_of(struct sim *sim, enum sim_dir dir)
 	return dir == SIM_UP ? &sim->client : &sim->server;
 }
 
+static struct sim_node *receiver_of(struct sim *sim, enum sim_dir dir)
+{
+	return dir == SIM_UP ? &sim->server : &sim->client;
+}
+
 /* An application packet: marker, app, type, sequence, time sent, request id. */
 static bool app_send(struct sim *sim, struct app *a, enum sim_dir dir, char type, uint32_t len, uint32_t id)
 {
@@ -483,7 +488,35 @@ static void check_invariants(struct sim *sim)
 	}
 }
 
-/* A line per interval on stderr: goodput each way, and how the links shared it. */
+/* Under the interval's line, each sender's uplinks: window, in flight, pacing, RTT. */
+static void sender_state(const struct sim *sim)
+{
+	for (int d = 0; d < 2; d++) {
+		const struct sim_node *node = d == SIM_DOWN ? &sim->server : &sim->client;
+		bool sends = false;
+
+		for (int i = 0; i < sim->s->n_apps; i++)
+			sends |= sim->apps[i].conf->dir == (enum sim_dir)d;
+		if (!sends || !node->bond)
+			continue;
+		fprintf(stderr, "         %s sender:", d ? "down" : "up");
+		for (int k = 0; k < sim->s->n_links; k++) {
+			const struct wb_uplink *u = wb_bond_uplink(node->bond, (unsigned)k);
+
+			if (!u || !u->rec)
+				continue;
+			fprintf(stderr, " | %s cwnd %.0fK flight %.0fK pace %.1f srtt %.1f", u->name, (double)u->cc.cwnd / 1024,
+				(double)u->rec->bytes_in_flight / 1024, (double)u->cc.pacing_rate * 8 / 1e6,
+				(double)u->rtt.srtt_ns / 1e6);
+			if (u->cc.ops == &wb_cc_bbr)
+				fprintf(stderr, " bw %.1f%s", (double)u->cc.bbr.btl_bw * 8 / 1e6,
+					u->cc.bbr.filled_pipe ? "" : " startup");
+		}
+		fputc('\n', stderr);
+	}
+}
+
+/* A line per interval on stderr: goodput each way, and how the links shared it; each sender's uplinks. */
 static void interval_report(struct sim *sim)
 {
 	uint64_t every = sim->s->report_every_ns;
@@ -510,6 +543,7 @@ static void interval_report(struct sim *sim)
 			fprintf(stderr, " ]");
 		}
 		fputc('\n', stderr);
+		sender_state(sim);
 	}
 	sim->next_report_ns = (sim->next_report_ns ? sim->next_report_ns : sim->now) + every;
 }
@@ -611,6 +645,23 @@ static double capacity_bps(const struct sim *sim, enum sim_dir dir)
 	return sum * share;
 }
 
+/* What the sender's scheduler did: copies onto idle uplinks (over the bytes it sent), penalties. */
+static void report_scheduler(struct report *r, const struct wb_bond_counters *c, const struct wb_bond_counters *rx,
+			     const char *dir)
+{
+	double ratio = c->tun_rx_bytes ? (double)c->opp_reinject_bytes / (double)c->tun_rx_bytes : 0;
+	char name[64];
+
+	fprintf(r->out, "      scheduler: reinjected %" PRIu64 " packets in %" PRIu64 " times, %.2f%% of the bytes;"
+			" penalised %" PRIu64 "; redundant copies %" PRIu64 "; duplicates received %" PRIu64 "\n",
+		c->opp_reinject, c->opp_reinject_events, 100 * ratio, c->penalised, c->redundant_copies,
+		rx->rx_duplicates);
+	snprintf(name, sizeof(name), "reinject_ratio_%s", dir);
+	metric(r, name, ratio);
+	snprintf(name, sizeof(name), "penalised_%s", dir);
+	metric(r, name, (double)c->penalised);
+}
+
 static void report_direction(struct sim *sim, struct report *r, enum sim_dir dir)
 {
 	static const char *const names[2] = { "up", "down" };
@@ -654,6 +705,7 @@ static void report_direction(struct sim *sim, struct report *r, enum sim_dir dir
 	metric(r, name, (double)dups);
 	snprintf(name, sizeof(name), "retransmit_ratio_%s", names[dir]);
 	metric(r, name, delivered ? (double)c->retransmits / (double)delivered : 0);
+	report_scheduler(r, c, wb_bond_counters(receiver_of(sim, dir)->bond), names[dir]);
 	for (int k = 0; k < sim->s->n_links; k++)
 		link_bytes += sim->links[k].dir[dir].stats.out_bytes;
 	for (int k = 0; k < sim->s->n_links; k++) {
