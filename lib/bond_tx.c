@@ -287,6 +287,17 @@ uint64_t wb_bond_pacing_wake(const struct wb_bond *b, uint64_t now)
 
 /* ---- control messages ---------------------------------------------------- */
 
+/*
+ * Probes and their answers carry the bond ack again, whether or not it
+ * changed: if the last one was lost while the sender's window was full, the
+ * sender has nothing to send and we nothing to ack, and only this ends it.
+ */
+static void refresh_bond_ack(struct wb_bond *b)
+{
+	if (b->rcv.nxt || b->rcv.held)
+		b->bond_ack_pending = true;
+}
+
 void wb_bond_send_probe(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
 {
 	uint8_t *body = b->scratch + DATA_HEADER;
@@ -300,6 +311,7 @@ void wb_bond_send_probe(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
 		snprintf(info.name, sizeof(info.name), "%s", u->name);
 		n += wb_frame_put_uplink_info(body + n, &info);
 	}
+	refresh_bond_ack(b);
 	n = add_acks(b, u, body, n, now);
 	u->next_probe_ns = now + b->dev->p.timers.probe_interval_ns;
 	/*
@@ -320,6 +332,7 @@ void wb_bond_send_probe_ack(struct wb_bond *b, struct wb_uplink *u, const struct
 	};
 	size_t n = wb_frame_put_probe_ack(body, &ack);
 
+	refresh_bond_ack(b);
 	seal_and_send(b, u, add_acks(b, u, body, n, now), now, WB_NO_DSN, false, false);
 }
 

@@ -23,7 +23,16 @@ static uint64_t next_dsn(struct wb_bond *b, struct wb_reinject *r)
 	for (; r->next < r->end; r->next++) {
 		const struct wb_sndbuf_entry *e = wb_sndbuf_get(&b->snd, r->next);
 
-		if (!e || (e->flags & WB_SND_DELIVERED) || (e->holders & me))
+		if (!e || (e->holders & me))
+			continue;
+		/*
+		 * After the bond's timeout, snd_una goes again even if an uplink
+		 * saw it arrive: then the bond ack that should have followed was
+		 * lost, and a copy makes the peer send another.
+		 */
+		if (r->reason == WB_RETRANS_RTO && r->next == b->snd.una)
+			return r->next;
+		if (e->flags & WB_SND_DELIVERED)
 			continue;
 		if (!r->from || (e->holders & r->from))
 			return r->next;
