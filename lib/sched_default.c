@@ -25,21 +25,25 @@
 #define TIMEOUT_RESEND_PACKETS 64
 
 /*
- * Would a packet on u keep the bond blocked? While it travels, the fastest
- * uplink goes on delivering what follows it, and the receiver must hold
- * all of that until it arrives: if that is more than the window has room
- * for, the packet had better wait for the fast uplink (BLEST, Ferlin et al.,
- * IFIP Networking 2016).
+ * Would a packet on u keep the bond blocked? It arrives later than on the
+ * fastest uplink; meanwhile that one goes on delivering what follows it,
+ * and the receiver must hold all of that until it arrives. If that is more
+ * than the window has room for, the packet had better wait for the fast
+ * uplink (after BLEST, Ferlin et al., IFIP Networking 2016).
  */
-static bool would_block(const struct wb_bond *b, const struct wb_uplink *u, uint32_t bytes)
+static bool would_block(struct wb_bond *b, const struct wb_uplink *u, uint32_t bytes)
 {
-	const struct wb_uplink *fast = wb_sched_lowest_rtt((struct wb_bond *)b, wb_sched_uplinks(b));
+	const struct wb_uplink *fast = wb_sched_lowest_rtt(b, wb_sched_uplinks(b));
 	uint64_t window = b->peer_rwnd < b->tuning.send_buffer ? b->peer_rwnd : b->tuning.send_buffer;
-	uint64_t ahead;
+	uint64_t on_u, on_fast, ahead;
 
-	if (!fast || fast == u || fast->rtt.srtt_ns >= u->rtt.srtt_ns || fast->rec->timed_out)
+	if (!fast || fast == u || fast->rec->timed_out)
 		return false;
-	ahead = fast->cc.pacing_rate * (wb_sched_completion_ns(u, bytes) / 1000) / 1000000;
+	on_u = wb_sched_completion_ns(u, bytes);
+	on_fast = wb_sched_completion_ns(fast, bytes);
+	if (on_u <= on_fast)
+		return false;
+	ahead = fast->cc.pacing_rate * ((on_u - on_fast) / 1000) / 1000000;
 	return b->snd.bytes + bytes + ahead > window;
 }
 
