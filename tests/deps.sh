@@ -23,6 +23,7 @@ jq              namespace tests: reading iperf3 JSON
 valgrind        benchmark: instructions per packet (callgrind)
 perl-base       namespace tests: a TCP sink for files
 procps          namespace tests: sysctl, pkill-free process checks
+mptcpize        benchmark: runs iperf3 over kernel MPTCP, the contender
 "
 
 missing=""

@@ -426,7 +426,7 @@ nt_wb_status() {
 		after=$(wc -l <"$log")
 		[ "$after" -gt "$before" ] && sleep 0.1 && break
 	done
-	tail -n +"$((before + 1))" "$log" | grep -E 'datagrams [0-9]|socket |tun [0-9]|, session|no session|endpoint .*, rtt|reliable layer|cwnd [0-9]'
+	tail -n +"$((before + 1))" "$log" | grep -E 'datagrams [0-9]|socket |tun [0-9]|, session|no session|endpoint .*, rtt|reliable layer|scheduler |cwnd [0-9]'
 }
 
 # nt_wb_field TEXT NAME: the number after NAME in a status text ("replays 3" -> 3).

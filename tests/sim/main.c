@@ -2,11 +2,12 @@
 /*
  * wbsim: runs simulator scenarios.
  *
- *   wbsim [-s SEED] [-v] [-e DIRECTIVE]... SCENARIO...
+ *   wbsim [-s SEED] [-v] [-m] [-e DIRECTIVE]... SCENARIO...
  *
  * Prints each scenario's report; exits 1 if an expectation failed, 2 for a
  * scenario that does not parse. Each -e adds a line after the scenario's
- * own (a later "bond" line wins), so one file serves several variants.
+ * own (a later "bond" line wins), so one file serves several variants; -m
+ * prints every metric as "metric NAME VALUE" (for scripts).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -62,17 +63,19 @@ static char *with_extra(char *text, const char *const *extra, int n)
 int main(int argc, char **argv)
 {
 	static struct sim_scenario s;
-	static const char usage[] = "usage: wbsim [-s SEED] [-v] [-e DIRECTIVE]... SCENARIO...\n";
+	static const char usage[] = "usage: wbsim [-s SEED] [-v] [-m] [-e DIRECTIVE]... SCENARIO...\n";
 	const char *extra[MAX_EXTRA];
-	bool verbose = false, seed_set = false;
+	bool verbose = false, seed_set = false, metrics = false;
 	uint64_t seed = 0;
 	int c, worst = 0, n_extra = 0;
 
-	while ((c = getopt(argc, argv, "s:ve:h")) != -1) {
+	while ((c = getopt(argc, argv, "s:vme:h")) != -1) {
 		if (c == 's' && !units_parse_uint(optarg, UINT64_MAX, &seed)) {
 			seed_set = true;
 		} else if (c == 'v') {
 			verbose = true;
+		} else if (c == 'm') {
+			metrics = true;
 		} else if (c == 'e' && n_extra < MAX_EXTRA) {
 			extra[n_extra++] = optarg;
 		} else {
@@ -101,6 +104,7 @@ int main(int argc, char **argv)
 		if (seed_set)
 			s.seed = seed;
 		s.verbose |= verbose;
+		s.print_metrics = metrics;
 		rc = sim_run(&s, stdout);
 		fflush(stdout);
 		if (rc > worst)

@@ -425,8 +425,8 @@ static uint64_t apps_deadline(const struct sim *sim)
 			t = T0 + a->conf->start_ns;
 		else if (a->conf->kind == APP_CBR)
 			t = a->cbr_next_ns;
-		else if (a->conf->kind == APP_RR && !a->rr_waiting)
-			t = a->rr_next_ns;
+		else if (a->conf->kind == APP_RR && !a->rr_waiting && a->rr_next_ns > sim->now)
+			t = a->rr_next_ns; /* past it, the request waits for the bond to take it: the bond's events wake it */
 		if (t < due)
 			due = t;
 	}
@@ -662,10 +662,18 @@ static void report_scheduler(struct report *r, const struct wb_bond_counters *c,
 	metric(r, name, (double)c->penalised);
 }
 
+/* IP packets (first copies, resends, reinjections) the node sent on link k: a backup must show none. */
+static uint64_t ip_packets_on(const struct sim_node *node, int k)
+{
+	const struct wb_uplink *u = wb_bond_uplink(node->bond, (unsigned)k);
+
+	return u ? u->c.tx_ip_packets + u->c.retransmits + u->c.reinjected : 0;
+}
+
 static void report_direction(struct sim *sim, struct report *r, enum sim_dir dir)
 {
 	static const char *const names[2] = { "up", "down" };
-	uint64_t bytes = 0, delivered = 0, in_order = 0, dups = 0, gaps = 0, link_bytes = 0;
+	uint64_t bytes = 0, delivered = 0, in_order = 0, dups = 0, gaps = 0, link_bytes = 0, ip_packets = 0;
 	uint64_t seconds_ns = sim->end - sim->measure_from;
 	double goodput, cap = capacity_bps(sim, dir);
 	const struct wb_bond_counters *c = wb_bond_counters(sender_of(sim, dir)->bond);
@@ -706,14 +714,20 @@ static void report_direction(struct sim *sim, struct report *r, enum sim_dir dir
 	snprintf(name, sizeof(name), "retransmit_ratio_%s", names[dir]);
 	metric(r, name, delivered ? (double)c->retransmits / (double)delivered : 0);
 	report_scheduler(r, c, wb_bond_counters(receiver_of(sim, dir)->bond), names[dir]);
-	for (int k = 0; k < sim->s->n_links; k++)
+	for (int k = 0; k < sim->s->n_links; k++) {
 		link_bytes += sim->links[k].dir[dir].stats.out_bytes;
+		ip_packets += ip_packets_on(sender_of(sim, dir), k);
+	}
 	for (int k = 0; k < sim->s->n_links; k++) {
 		double share = link_bytes ? (double)sim->links[k].dir[dir].stats.out_bytes / (double)link_bytes : 0;
+		uint64_t ip = ip_packets_on(sender_of(sim, dir), k);
 
 		snprintf(name, sizeof(name), "share_%s_%s", sim->s->links[k].name, names[dir]);
 		metric(r, name, share);
-		fprintf(r->out, "      link %-10s share %5.1f%%\n", sim->s->links[k].name, 100 * share);
+		snprintf(name, sizeof(name), "ip_packets_%s_%s", sim->s->links[k].name, names[dir]);
+		metric(r, name, (double)ip);
+		fprintf(r->out, "      link %-10s share %5.1f%%, %" PRIu64 " IP packets\n", sim->s->links[k].name,
+			100 * share, ip);
 	}
 }
 
@@ -739,16 +753,34 @@ static void report_uplinks(struct sim *sim, struct report *r)
 	}
 }
 
+/* Verbose: each bond's sending and receiving state at the end, to see what a stall waits for. */
+static void report_state(const struct sim_node *n, FILE *out)
+{
+	const struct wb_bond *b = n->bond;
+	const struct wb_sndbuf_entry *e = wb_sndbuf_get(&b->snd, b->snd.una);
+
+	fprintf(out, "      %s: send una %" PRIu64 " nxt %" PRIu64 " bytes %" PRIu64 " peer window %" PRIu64
+		     " resends queued %" PRIu32 " reinjecting %d; snd_una holders %#x lost on %#x flags %#x sends %u;"
+		     " receive nxt %" PRIu64 " held %" PRIu32 " (%" PRIu64 " B)\n",
+		n->server ? "server" : "client", b->snd.una, b->snd.nxt, b->snd.bytes, b->peer_rwnd, b->snd.retx_n,
+		b->reinj.active, e ? e->holders : 0, e ? e->lost_on : 0, e ? e->flags : 0, e ? e->sends : 0, b->rcv.nxt,
+		b->rcv.held, b->rcv.held_bytes);
+}
+
 static void report_bond(struct sim *sim, struct report *r)
 {
 	const struct wb_bond_counters *c = wb_bond_counters(sim->client.bond);
 	const struct wb_bond_counters *s = wb_bond_counters(sim->server.bond);
 
-	fprintf(r->out, "bond  reorder max %.1f KB of %.1f KB; skips %" PRIu64 "; bond timeouts %" PRIu64
-			"; aqm drops %" PRIu64 "; memory client %.1f KB server %.1f KB\n",
+	fprintf(r->out, "bond  reorder max %.1f KB of %.1f KB; skips %" PRIu64 "; beyond the window %" PRIu64
+			"; bond timeouts %" PRIu64 "; aqm drops %" PRIu64 "; memory client %.1f KB server %.1f KB\n",
 		sim->max_held / 1024.0, sim->client.bond->rcv.capacity / 1024.0, c->reorder_skips + s->reorder_skips,
-		c->bond_timeouts + s->bond_timeouts, c->aqm_drops + s->aqm_drops,
+		c->rx_beyond_window + s->rx_beyond_window, c->bond_timeouts + s->bond_timeouts, c->aqm_drops + s->aqm_drops,
 		wb_bond_memory(sim->client.bond) / 1024.0, wb_bond_memory(sim->server.bond) / 1024.0);
+	if (sim->s->verbose) {
+		report_state(&sim->client, r->out);
+		report_state(&sim->server, r->out);
+	}
 	metric(r, "skips", (double)(c->reorder_skips + s->reorder_skips));
 	metric(r, "bond_timeouts", (double)(c->bond_timeouts + s->bond_timeouts));
 	metric(r, "aqm_drops", (double)(c->aqm_drops + s->aqm_drops));
@@ -821,6 +853,8 @@ int sim_run(const struct sim_scenario *s, FILE *out)
 		report_bond(&sim, &r);
 		report_apps(&sim, &r);
 		rc = check_expectations(s, &r) ? 1 : 0;
+		for (int i = 0; s->print_metrics && i < r.n; i++)
+			fprintf(out, "metric %s %.6f\n", r.m[i].name, r.m[i].value);
 	}
 	stop(&sim);
 	return rc;

@@ -80,6 +80,7 @@ struct sim_scenario {
 	struct wb_timers timers;
 	bool verbose;
 	uint64_t report_every_ns; /* a line of goodput per interval, on stderr (0: none) */
+	bool print_metrics;       /* every metric as "metric NAME VALUE" after the report */
 };
 
 /* Parses a scenario; on error -EINVAL with "FILE:LINE: what" in err. Traces are loaded by the caller. */

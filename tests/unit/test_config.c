@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "wanbond.h"
 #include "crypto.h"
 
 /* Test keys: each private key's public key, as wb_x25519_public gives it. */
@@ -987,6 +988,55 @@ static void test_timer_errors(void **state)
 	assert_int_equal(cfg.timers.probe_interval_ms, 250);
 }
 
+/* ---- transport and scheduler ---- */
+
+static void test_transport(void **state)
+{
+	(void)state;
+	ok_with(client_min, "name = \"home\";",
+		"name = \"home\";\ntransport = { congestion_control = \"newreno\"; send_buffer_kb = 1024;"
+		" receive_window_kb = 2048; send_queue_kb = 256; reorder_hold_ms = 300; aqm = false;"
+		" aqm_target_ms = 10; aqm_interval_ms = 200; };");
+	assert_string_equal(cfg.transport.congestion_control, "newreno");
+	assert_int_equal(cfg.transport.send_buffer_kb, 1024);
+	assert_int_equal(cfg.transport.receive_window_kb, 2048);
+	assert_int_equal(cfg.transport.send_queue_kb, 256);
+	assert_int_equal(cfg.transport.reorder_hold_ms, 300);
+	assert_false(cfg.transport.aqm);
+	assert_int_equal(cfg.transport.aqm_target_ms, 10);
+	assert_int_equal(cfg.transport.aqm_interval_ms, 200);
+	expect_with(client_min, "name = \"home\";", "name = \"home\";\ntransport = { congestion_control = \"cubic\"; };",
+		    "t.conf:3: transport.congestion_control: 'cubic' is none of bbr, newreno");
+	expect_with(client_min, "name = \"home\";", "name = \"home\";\ntransport = { send_buffer_kb = 63; };",
+		    "t.conf:3: transport.send_buffer_kb: 63 is out of range 64..1048576");
+}
+
+static void test_scheduler(void **state)
+{
+	(void)state;
+	/* Defaults: the default policy, every rule on. */
+	ok_with(client_min, "name = \"home\";", "name = \"home\";");
+	assert_string_equal(cfg.scheduler.policy, "default");
+	assert_int_equal(cfg.scheduler.off, 0);
+	ok_with(client_min, "name = \"home\";",
+		"name = \"home\";\nscheduler = { policy = \"roundrobin\"; penalise = false; reinject_on_rwnd = false;"
+		" avoid_blocking = true; };");
+	assert_string_equal(cfg.scheduler.policy, "roundrobin");
+	assert_int_equal(cfg.scheduler.off, WB_SCHED_NO_PENALISE | WB_SCHED_NO_REINJECT_RWND);
+	ok_with(client_min, "name = \"home\";",
+		"name = \"home\";\nscheduler = { penalise_guard = false; reinject = false; reinject_on_sndbuf = false;"
+		" reinject_on_app_limited = false; avoid_blocking = false; };");
+	assert_int_equal(cfg.scheduler.off, WB_SCHED_NO_PENALISE_GUARD | WB_SCHED_NO_REINJECT |
+						    WB_SCHED_NO_REINJECT_SNDBUF | WB_SCHED_NO_REINJECT_APP_LIMITED |
+						    WB_SCHED_NO_AVOID_BLOCKING);
+	expect_with(client_min, "name = \"home\";", "name = \"home\";\nscheduler = { policy = \"fastest\"; };",
+		    "t.conf:3: scheduler.policy: 'fastest' is none of default, roundrobin, redundant, first");
+	expect_with(client_min, "name = \"home\";", "name = \"home\";\nscheduler = { penalise = 1; };",
+		    "t.conf:3: scheduler.penalise: expected true or false");
+	expect_with(client_min, "name = \"home\";", "name = \"home\";\nscheduler = { reinject_on_idle = false; };",
+		    "t.conf:3: unknown setting 'scheduler.reinject_on_idle'");
+}
+
 /* ---- wb_prefix_parse ---- */
 
 static void test_prefix_parse(void **state)
@@ -1135,6 +1185,8 @@ int main(void)
 		cmocka_unit_test(test_peer_tun_names_collide_by_default),
 		cmocka_unit_test(test_peers_empty_and_too_many),
 		cmocka_unit_test(test_timer_errors),
+		cmocka_unit_test(test_transport),
+		cmocka_unit_test(test_scheduler),
 		cmocka_unit_test(test_prefix_parse),
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_load_nul_byte),
