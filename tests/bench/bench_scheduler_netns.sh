@@ -74,7 +74,7 @@ title() {
 scale_of() {
 	local sum
 	sum=$(for k in 1 2; do uplink "$1" "$k" | awk '{ print $1 == "trace" ? 17 : $1 }'; done | awk '{ s += $1 } END { print s }')
-	awk -v s="$sum" -v b="$BUDGET" 'BEGIN { printf "%.3f", s > b ? b / s : 1 }'
+	awk -v s="$sum" -v b="$BUDGET" 'BEGIN { printf "%.3f", (s > b) ? b / s : 1 }'
 }
 # linkem's words for uplink K at a scale.
 linkem_args() {
@@ -119,8 +119,8 @@ start_bond() {
 		echo "transport = { receive_window_kb = $kb; send_buffer_kb = $kb; };" >>"$c"
 		echo "scheduler = { $(for r in $off; do printf '%s = false; ' "$r"; done)};" >>"$c"
 	done
-	nt_wb_start vps "$NT_TMP/server.conf"; DAEMONS+=("$NT_LAST_PID")
-	nt_wb_start router "$conf"; DAEMONS+=("$NT_LAST_PID")
+	nt_wb_start vps "$NT_TMP/server.conf"; SERVER_PID=$NT_LAST_PID; DAEMONS+=("$NT_LAST_PID")
+	nt_wb_start router "$conf"; CLIENT_PID=$NT_LAST_PID; DAEMONS+=("$NT_LAST_PID")
 	nt_wait_log "$conf.log" "session established" 10 || nt_die "no session"
 	nt_wait_log "$conf.log" "probing -> up" 10 || true
 	sleep 1
@@ -165,14 +165,21 @@ measure() {
 			'BEGIN { t = d1 + d2; print n, t ? (k == 1 ? d1 : d2) / t : 0 }'
 	done
 	if [ "$kind" = bond ]; then
-		local prefix="$sc $dir $VARIANT $row $run" sender=0 bytes reinjected
-		[ "$dir" = down ] && sender=1 # the vps sends a download
-		st=$(nt_wb_status "${DAEMONS[$sender]}" "$NT_TMP/$([ $sender = 1 ] && echo server || echo client).conf.log")
+		local prefix="$sc $dir $VARIANT $row $run" bytes reinjected
+		# The sender's counters (the vps sends a download), and the receiver's skips.
+		local rt
+		if [ "$dir" = down ]; then
+			st=$(nt_wb_status "$SERVER_PID" "$NT_TMP/server.conf.log" || true)
+			rt=$(nt_wb_status "$CLIENT_PID" "$NT_TMP/client.conf.log" || true)
+		else
+			st=$(nt_wb_status "$CLIENT_PID" "$NT_TMP/client.conf.log" || true)
+			rt=$(nt_wb_status "$SERVER_PID" "$NT_TMP/server.conf.log" || true)
+		fi
 		bytes=$(jq -r '.end.sum_received.bytes // 0' <<<"$json")
 		reinjected=$(grep -oE 'reinjected [0-9]+ pkts [0-9]+ B' <<<"$st" | head -n 1 | awk '{ print $4 }')
 		echo "$prefix reinject_ratio_$dir $(awk -v r="${reinjected:-0}" -v b="$bytes" 'BEGIN { print b ? r / b : 0 }')"
 		echo "$prefix penalised_$dir $(nt_wb_field "$st" penalised)"
-		echo "$prefix skips $(nt_wb_field "$st" 'given up')"
+		echo "$prefix skips $(nt_wb_field "$rt" 'given up')"
 	fi
 }
 
@@ -235,7 +242,7 @@ run_scenario() {
 			done >>"$OUT/results.txt"
 			if [ "$sc" = S8 ] && [ "$row" = default ]; then
 				local st
-				st=$(nt_wb_status "${DAEMONS[1]}" "$NT_TMP/client.conf.log"; nt_wb_status "${DAEMONS[0]}" "$NT_TMP/server.conf.log")
+				st=$(nt_wb_status "$CLIENT_PID" "$NT_TMP/client.conf.log"; nt_wb_status "$SERVER_PID" "$NT_TMP/server.conf.log") || true
 				# IP packets the two ends sent on the backup uplink.
 				echo "S8 down $VARIANT default $run ip_packets_spare_down $(grep -E '/spare: cwnd' <<<"$st" |
 					grep -oE '(data sent|resent|reinjected) [0-9]+' | awk '{ s += $NF } END { print s + 0 }')" >>"$OUT/results.txt"

@@ -35,6 +35,15 @@ function ordered(list,    n, a, i, j, t) {
 	for (i = 1; i <= n; i++) t = t " " a[i]
 	return t
 }
+function variant_label(v) {
+	if (v == "6mb") return "default buffers (6 MB)"
+	if (v == "rwnd512k") return "receive window 512 KB"
+	if (v == "sndbuf512k") return "send buffer 512 KB"
+	if (v ~ /^x/) return "rates and buffers scaled by " substr(v, 2)
+	return v
+}
+# The targets on the sum apply to the default buffers (scaled in namespaces).
+function main_variant(v) { return v == "6mb" || v ~ /^x/ }
 function med(key, metric) { return median(vals[key SUBSEP metric]) }
 function verdict(ok) { if (!ok) missed++; return ok ? "met" : "NOT MET" }
 
@@ -94,7 +103,7 @@ END {
 	for (i = 1; i <= ncases; i++) {
 		split(cases[i], p, SUBSEP)
 		printf "\n%s %s; %s, %s\n", p[1], title[p[1]], p[2] == "down" ? "download" : "upload",
-			p[3] == "6mb" ? "default buffers (6 MB)" : p[3] == "rwnd512k" ? "receive window 512 KB" : "send buffer 512 KB"
+			variant_label(p[3])
 		if (p[1] ~ /^S7/) rr_table(cases[i]); else bulk_table(cases[i], p[1], p[2], p[3])
 	}
 	print "\nTargets (the bond with every rule on: the \"default\" row; the seeds' two cures alone: \"both\")"
@@ -118,9 +127,12 @@ END {
 		printf "  %-4s %-4s %-10s >= best alone (%.1f): default %.1f %s; both %.1f %s\n", p[1], p[2], p[3],
 			bulk_best[c], d, verdict(d >= bulk_best[c]), b, b >= bulk_best[c] ? "yes" : "no"
 		goal = p[1] == "S1" ? 0.85 : p[1] == "S2" ? 0.80 : p[1] == "S3" || p[1] == "S4" ? 0.90 : 0
-		if (goal && p[3] == "6mb")
+		if (goal && main_variant(p[3]))
 			printf "  %-4s %-4s %-10s >= %.2f of the sum: default %.3f %s; both %.3f\n", p[1], p[2], p[3], goal,
 				d / bulk_sum[c], verdict(d / bulk_sum[c] >= goal), b / bulk_sum[c]
+		if ((c SUBSEP "mptcp") in bulk_g && p[1] ~ /^S[1256]$/)
+			printf "  %-4s %-4s %-10s beats kernel MPTCP (%.1f): default %.1f %s\n", p[1], p[2], p[3],
+				bulk_g[c SUBSEP "mptcp"], d, verdict(d > bulk_g[c SUBSEP "mptcp"])
 		ri = 100 * med(c SUBSEP "default", "reinject_ratio_" p[2])
 		limit = p[1] == "S3" ? 0.5 : 5
 		printf "  %-4s %-4s %-10s reinjected <= %.1f%% of the bytes: default %.2f%% %s\n", p[1], p[2], p[3], limit, ri,
