@@ -4,7 +4,7 @@
 #   make deps       install the Debian packages the build and the tests need
 #   make check      every test: unit (plain and ASan+UBSan), fuzz replays, namespaces
 #   make demo       the main job over emulated uplinks, figures printed
-#   make bench      the long measurements (calibration, later the scheduler)
+#   make bench      the long measurements (calibration, tunnel, scheduler; BENCH=word for some)
 #   make fuzz       run each libFuzzer harness for FUZZ_SECONDS
 #   make install    DESTDIR and PREFIX honoured
 
@@ -136,8 +136,8 @@ check-netns: all $(TOOL_BINS)
 demo: deps all
 	@tests/netns/demo.sh $(BUILD)
 
-bench: deps all
-	@tests/bench/run.sh $(BUILD)
+bench: deps all $(TOOL_BINS) $(SIM_BIN)
+	@BENCH="$(BENCH)" tests/bench/run.sh $(BUILD)
 
 # libFuzzer needs clang; each harness runs FUZZ_SECONDS on a scratch copy of its corpus.
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined $(INCLUDES)

@@ -9,7 +9,8 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "bench: needs root (network namespaces)" >&2
 	exit 1
 fi
-for b in tests/bench/bench_*.sh; do
+# BENCH=word runs only the benchmarks whose name holds it (make bench BENCH=scheduler).
+for b in tests/bench/bench_*"${BENCH:-}"*.sh; do
 	echo "==== $(basename "$b" .sh)"
 	"$b" "$BUILD" || fails=$((fails + 1))
 done
