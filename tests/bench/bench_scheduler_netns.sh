@@ -19,76 +19,26 @@ cd "$(dirname "$0")/../.."
 NT_BUILD=${1:-build}
 shift || true
 source tests/netns/lib.sh
+source tests/bench/scheduler_scenarios.sh
 
 RUNS=${RUNS:-3}
 SECS=${SECS:-8}
 BUDGET=${BUDGET:-150}
 WBRR=$NT_BUILD/tests/tools/wbrr
 OUT=$NT_BUILD/bench/scheduler-netns
-TRACE=tests/traces/TMobile-LTE-short
 WINDOW_KB=6144
 [ -x "$WBRR" ] || nt_die "missing $WBRR (make tool-bins)"
 command -v mptcpize >/dev/null || nt_die "missing mptcpize (make deps installs it)"
 
-# Uplink K of a scenario: its full rate in Mbit/s, then linkem's other words.
-# A trace-driven uplink has no rate (its mean counts against the budget).
-uplink() {
-	case $1-$2 in
-	S1-1) echo "400 delay 10ms limit 40ms" ;;  S1-2) echo "15 delay 120ms limit 120ms" ;;
-	S2-1) echo "40 delay 10ms limit 40ms" ;;   S2-2) echo "2 delay 250ms limit 250ms loss 5%" ;;
-	S3-*) echo "50 delay 10ms limit 40ms" ;;
-	S4-*) echo "50 delay 10ms limit 40ms loss 1%" ;;
-	S5-1) echo "50 delay 10ms limit 40ms" ;;   S5-2) echo "10 delay 20ms limit 1s" ;;
-	S6-1) echo "20 delay 10ms limit 50ms" ;;
-	S6-2) echo "trace a2b trace $TRACE.up b2a trace $TRACE.down both delay 25ms jitter 10ms limit 200ms" ;;
-	S7a-*) uplink S1 "$2" ;;
-	S7b-*) uplink S2 "$2" ;;
-	S7c-1) echo "40 delay 5ms limit 40ms" ;;   S7c-2) echo "5 delay 50ms limit 100ms" ;;
-	S8-1) echo "50 delay 10ms limit 40ms" ;;   S8-2) echo "20 delay 20ms limit 40ms" ;;
-	esac
+# The sum of a scenario's rates, a trace counting as its mean (about 17 Mbit/s).
+rate_sum() {
+	for k in 1 2; do sched_uplink "$1" "$k"; done | awk '{ s += $3 == "trace" ? 17 : $3 } END { print s }'
 }
-link_name() {
-	case $1 in
-	S3 | S4) [ "$2" = 1 ] && echo a || echo b ;;
-	S5) [ "$2" = 1 ] && echo fast || echo bloated ;;
-	S6) [ "$2" = 1 ] && echo dsl || echo lte ;;
-	S8) [ "$2" = 1 ] && echo main || echo spare ;;
-	*) [ "$2" = 1 ] && echo fast || echo slow ;;
-	esac
-}
-title() {
-	case $1 in
-	S1) echo "fast 400 Mbit/s 20 ms + slow 15 Mbit/s 240 ms" ;;
-	S2) echo "fast 40 Mbit/s 20 ms + slow 2 Mbit/s 500 ms, 5% loss on the slow one" ;;
-	S3) echo "two balanced 50 Mbit/s 20 ms" ;;
-	S4) echo "two 50 Mbit/s 20 ms, 1% loss each" ;;
-	S5) echo "fast 50 Mbit/s 20 ms + 10 Mbit/s 40 ms with a 1 s queue (bufferbloat)" ;;
-	S6) echo "DSL 20 Mbit/s 20 ms + LTE (T-Mobile trace, 50 ms, jitter 10 ms)" ;;
-	S7a) echo "requests of 1 MB every 100 ms over S1's pair" ;;
-	S7b) echo "requests of 1 MB every 100 ms over S2's pair" ;;
-	S7c) echo "requests of 1 MB every 100 ms over 40 Mbit/s 10 ms + 5 Mbit/s 100 ms" ;;
-	S8) echo "50 Mbit/s 20 ms + a 20 Mbit/s 40 ms backup" ;;
-	esac
-}
-# The scale of a scenario: 1, or BUDGET over the sum of its rates (a trace counts 17).
+# The scale of a scenario: 1, or BUDGET over the sum of its rates.
 scale_of() {
-	local sum
-	sum=$(for k in 1 2; do uplink "$1" "$k" | awk '{ print $1 == "trace" ? 17 : $1 }'; done | awk '{ s += $1 } END { print s }')
-	awk -v s="$sum" -v b="$BUDGET" 'BEGIN { printf "%.3f", (s > b) ? b / s : 1 }'
+	awk -v s="$(rate_sum "$1")" -v b="$BUDGET" 'BEGIN { printf "%.3f", (s > b) ? b / s : 1 }'
 }
-# linkem's words for uplink K at a scale.
-linkem_args() {
-	uplink "$1" "$2" | awk -v f="$3" '$1 == "trace" { $1 = ""; print; next } { r = $1 * f; $1 = ""; printf "rate %.3fmbit%s\n", r, $0 }'
-}
-mode_off() {
-	case $1 in
-	none) echo "penalise reinject avoid_blocking" ;;
-	penalise) echo "reinject avoid_blocking" ;;
-	reinject) echo "penalise avoid_blocking" ;;
-	both) echo "avoid_blocking" ;;
-	default) echo "" ;;
-	esac
-}
+link_name() { sched_uplink "$1" "$2" | awk '{ print $1 }'; }
 
 nt_init
 nt_topology 2
@@ -219,26 +169,29 @@ run_scenario() {
 	for k in 1 2; do
 		nt_uplink_stop "$k"
 		# shellcheck disable=SC2046
-		nt_uplink_start "$k" $(linkem_args "$sc" "$k" "$f") seed "$k"
+		nt_uplink_start "$k" $(sched_linkem_words "$sc" "$k" "$f") seed "$k"
 	done
 	kernel_buffers "$f"
-	case $sc in
-	S7*) dirs=down rows="alone:$n1 none both default mptcp" ;;
-	S8) dirs="down up" rows="default" ;;
-	*) dirs="down up" rows="alone:$n1 alone:$n2 none penalise reinject both default mptcp" ;;
-	esac
-	echo "$sc $(title "$sc") (rates and buffers x$f)" >>"$OUT/titles.txt"
+	if sched_is_requests "$sc"; then
+		dirs=down rows="alone:$n1 none both default mptcp"
+	elif [ "$sc" = S8 ]; then
+		dirs="down up" rows="default"
+	else
+		dirs="down up" rows="alone:$n1 alone:$n2 none penalise reinject both default mptcp"
+	fi
+	echo "$sc $(sched_title "$sc")" >>"$OUT/titles.txt"
 	for run in $(seq "$RUNS"); do
 		for row in $rows; do
 			if [ "$row" != mptcp ]; then
 				# shellcheck disable=SC2046
-				start_bond "$f" "$(mode_off "${row#alone:}" 2>/dev/null)" $(uplinks_of "$sc" "$row")
+				start_bond "$f" "$(sched_mode_off "$row")" $(uplinks_of "$sc" "$row")
 			fi
 			for dir in $dirs; do
-				case $sc in
-				S7*) rr "$sc" "$row" "$run" "$([ "$row" = mptcp ] && echo mptcp || echo bond)" ;;
-				*) measure "$sc" "$dir" "$row" "$run" "$([ "$row" = mptcp ] && echo mptcp || echo bond)" ;;
-				esac
+				if sched_is_requests "$sc"; then
+					rr "$sc" "$row" "$run" "$([ "$row" = mptcp ] && echo mptcp || echo bond)"
+				else
+					measure "$sc" "$dir" "$row" "$run" "$([ "$row" = mptcp ] && echo mptcp || echo bond)"
+				fi
 			done >>"$OUT/results.txt"
 			if [ "$sc" = S8 ] && [ "$row" = default ]; then
 				local st
@@ -252,7 +205,7 @@ run_scenario() {
 	done
 }
 
-SCENARIOS=${*:-S1 S2 S3 S4 S5 S6 S7a S7b S7c S8}
+SCENARIOS=${*:-$SCHED_SCENARIOS}
 mkdir -p "$OUT"
 : >"$OUT/results.txt"
 : >"$OUT/titles.txt"

@@ -44,6 +44,14 @@ function variant_label(v) {
 }
 # The targets on the sum apply to the default buffers (scaled in namespaces).
 function main_variant(v) { return v == "6mb" || v ~ /^x/ }
+function sorted(list,    n, a, i, j, t) {
+	n = split(list, a, " ")
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+	t = ""
+	for (i = 1; i <= n; i++) t = t " " a[i]
+	return t
+}
 function med(key, metric) { return median(vals[key SUBSEP metric]) }
 function verdict(ok) { if (!ok) missed++; return ok ? "met" : "NOT MET" }
 
@@ -56,7 +64,7 @@ FNR == NR { t = $1; $1 = ""; title[t] = substr($0, 2); next }
 	if (!(key in row_seen)) { row_seen[key] = 1; rows[case_key] = ordered(rows[case_key] " " row) }
 	if (row ~ /^alone:/ && !((case_key SUBSEP row) in link_seen)) {
 		link_seen[case_key SUBSEP row] = 1
-		links[case_key] = links[case_key] " " substr(row, 7)
+		links[case_key] = sorted(links[case_key] " " substr(row, 7))
 	}
 	vals[key SUBSEP m] = vals[key SUBSEP m] " " $7
 }
