@@ -335,8 +335,21 @@ static void on_ack_frame(struct wb_bond *b, struct wb_uplink *u, const struct wb
 		uplink_acked(b, u, now);
 }
 
+/* Entries about to leave the send buffer: their holders carry one copy less to account for. */
+static void release_holders(struct wb_bond *b, uint64_t cum)
+{
+	for (uint64_t d = b->snd.una; d < cum && d < b->snd.nxt; d++) {
+		const struct wb_sndbuf_entry *e = wb_sndbuf_get(&b->snd, d);
+
+		for (uint16_t h = e->holders; h; h &= (uint16_t)(h - 1))
+			b->uplinks[__builtin_ctz(h)].dsns_held--;
+	}
+}
+
 static void on_bond_ack(struct wb_bond *b, const struct wb_bond_ack *a, uint64_t now)
 {
+	if (a->cum > b->snd.una)
+		release_holders(b, a->cum);
 	if (a->cum > b->snd.una && wb_sndbuf_ack_cum(&b->snd, a->cum, &b->pool)) {
 		b->progress_ns = now;
 		b->rto_backoff = 0;

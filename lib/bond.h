@@ -113,7 +113,7 @@ enum wb_send_kind {
 };
 
 /* Sends one DSN of the send buffer on u, with whatever acks fit beside it, and counts it by kind. */
-void wb_bond_send_dsn(struct wb_bond *b, struct wb_uplink *u, uint64_t dsn, uint64_t now, enum wb_send_kind kind);
+bool wb_bond_send_dsn(struct wb_bond *b, struct wb_uplink *u, uint64_t dsn, uint64_t now, enum wb_send_kind kind);
 /* Sends what can go now: resent packets first, then the send queue; then acks that are due. */
 void wb_bond_push(struct wb_bond *b, uint64_t now);
 /* Sends a datagram on an uplink, counting it. */

@@ -119,7 +119,7 @@ static void count_send(struct wb_bond *b, struct wb_uplink *u, const struct wb_s
 	}
 }
 
-void wb_bond_send_dsn(struct wb_bond *b, struct wb_uplink *u, uint64_t dsn, uint64_t now, enum wb_send_kind kind)
+bool wb_bond_send_dsn(struct wb_bond *b, struct wb_uplink *u, uint64_t dsn, uint64_t now, enum wb_send_kind kind)
 {
 	struct wb_sndbuf_entry *e = wb_sndbuf_get(&b->snd, dsn);
 	uint8_t *body = b->scratch + DATA_HEADER;
@@ -131,11 +131,14 @@ void wb_bond_send_dsn(struct wb_bond *b, struct wb_uplink *u, uint64_t dsn, uint
 	memcpy(body + WB_FRAME_DATA_HEADER, e->data, e->len);
 	n = add_acks(b, u, body, n, now);
 	if (seal_and_send(b, u, n, now, dsn, true, app_limited) < 0)
-		return;
+		return false;
 	if (!e->sends++)
 		e->first_sent_ns = now;
+	if (!(e->holders & (1u << u->id)))
+		u->dsns_held++;
 	e->holders |= (uint16_t)(1u << u->id);
 	count_send(b, u, e, kind);
+	return true;
 }
 
 /* The peer's receive window and our send buffer: may a packet of len get a DSN? */
@@ -344,6 +347,14 @@ void wb_bond_send_close(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
 
 /* ---- what acks and losses of an uplink mean for the send buffer ------------ */
 
+/* The uplink no longer carries a copy of the entry. */
+static void drop_holder(struct wb_uplink *u, struct wb_sndbuf_entry *e)
+{
+	if (e->holders & (1u << u->id))
+		u->dsns_held--;
+	e->holders &= (uint16_t)~(1u << u->id);
+}
+
 static void on_acked(void *ctx, const struct wb_sent *p)
 {
 	struct wb_uplink *u = ctx;
@@ -352,7 +363,7 @@ static void on_acked(void *ctx, const struct wb_sent *p)
 	if (!e)
 		return;
 	/* The datagram reached the peer: so did its DSN, whatever its bond ack says yet. */
-	e->holders &= (uint16_t)~(1u << u->id);
+	drop_holder(u, e);
 	e->flags |= WB_SND_DELIVERED;
 }
 
@@ -363,7 +374,7 @@ static void on_lost(void *ctx, const struct wb_sent *p)
 
 	if (!e)
 		return;
-	e->holders &= (uint16_t)~(1u << u->id);
+	drop_holder(u, e);
 	e->lost_on |= (uint16_t)(1u << u->id);
 	/* Resend only when no other uplink still carries a copy. */
 	if (!e->holders)

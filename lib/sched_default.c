@@ -101,8 +101,8 @@ static uint64_t copy_budget(const struct wb_uplink *idle, const struct wb_uplink
 {
 	uint64_t gain_ns;
 
-	if (!holder->exists || !holder->rec || !holder->rec->bytes_in_flight)
-		return 0;
+	if (!holder->exists || !holder->rec || !holder->dsns_held)
+		return 0; /* nothing to copy (a probe in flight is no data) */
 	if (!wb_uplink_usable(holder))
 		return UINT64_MAX; /* no pacing cap: the data is stuck, only the window limits */
 	/* It had a timeout and nothing acked since: its own recovery (and the stale detection) decide. */
@@ -171,7 +171,7 @@ static void default_on_blocked(struct wb_bond *b, enum wb_retrans_reason why, ui
 			continue;
 		if (h->rec->bytes_in_flight + h->cc.mss <= h->cc.cwnd)
 			continue; /* not window-limited: halving would change nothing now */
-		if (h->penalised_ns && now < h->penalised_ns + h->rtt.srtt_ns)
+		if (h->c.penalties && now < h->penalised_ns + h->rtt.srtt_ns)
 			continue; /* once per its RTT */
 		h->cc.ops->on_penalty(&h->cc, now);
 		h->penalised_ns = now;

@@ -75,7 +75,8 @@ struct wb_uplink {
 	struct wb_cc cc;
 	struct wb_ackgen ackgen;
 	uint64_t next_send_ns;   /* pacing: the next packet may leave then */
-	uint64_t penalised_ns;   /* its window was last halved then (0: never) */
+	uint64_t penalised_ns;   /* its window was last halved then (c.penalties says whether ever) */
+	uint32_t dsns_held;      /* send-buffer entries it carries a copy of (its bit in their holders) */
 	/* Client: a cookie is bound to the source address, so each uplink keeps its own. */
 	struct wb_cookie_jar cookies;
 	struct wb_uplink_counters c;

@@ -835,6 +835,25 @@ static int check_expectations(const struct sim_scenario *s, struct report *r)
 	return failed;
 }
 
+/* At the end: each uplink's count of send-buffer entries it holds matches the entries (reinjection reads it). */
+static int holders_counted(struct sim *sim, const struct sim_node *n)
+{
+	const struct wb_bond *b = n->bond;
+
+	for (int i = 0; b && i < WB_MAX_UPLINKS; i++) {
+		uint32_t held = 0;
+
+		for (uint64_t d = b->snd.una; d < b->snd.nxt; d++)
+			held += !!(wb_sndbuf_get(&b->snd, d)->holders & (1u << i));
+		if (held != b->uplinks[i].dsns_held) {
+			snprintf(sim->why, sizeof(sim->why), "%s uplink %d holds %u send-buffer entries but counts %u",
+				 n->server ? "server" : "client", i, held, b->uplinks[i].dsns_held);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int sim_run(const struct sim_scenario *s, FILE *out)
 {
 	static struct sim sim; /* large; one run at a time */
@@ -843,6 +862,8 @@ int sim_run(const struct sim_scenario *s, FILE *out)
 
 	if (!rc)
 		rc = loop(&sim);
+	if (!rc)
+		rc = holders_counted(&sim, &sim.client) || holders_counted(&sim, &sim.server) ? -1 : 0;
 	fprintf(out, "scenario %s, seed %" PRIu64 ", %.3f s simulated\n", s->path, s->seed, (double)s->duration_ns / 1e9);
 	if (rc) {
 		fprintf(out, "FAIL  %s\n", sim.why[0] ? sim.why : "could not run");
