@@ -50,10 +50,11 @@ static bool would_block(struct wb_bond *b, const struct wb_uplink *u, uint32_t b
 static struct wb_uplink *default_get_send(struct wb_bond *b, uint32_t bytes, uint64_t now, uint16_t avoid,
 					  uint32_t *send_limit)
 {
-	struct wb_uplink *u = wb_sched_earliest(b, wb_sched_uplinks(b) & (uint16_t)~avoid, bytes, now);
+	bool avoiding = wb_sched_rule(b, WB_SCHED_NO_AVOID_BLOCKING);
+	struct wb_uplink *u = wb_sched_earliest(b, wb_sched_uplinks(b) & (uint16_t)~avoid, bytes, now, avoiding);
 
 	*send_limit = bytes; /* a decision per packet */
-	if (u && wb_sched_rule(b, WB_SCHED_NO_AVOID_BLOCKING) && would_block(b, u, bytes))
+	if (u && avoiding && would_block(b, u, bytes))
 		return NULL; /* it waits for the fast uplink */
 	return u;
 }

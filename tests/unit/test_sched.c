@@ -376,16 +376,29 @@ static void test_default_skips_an_uplink_with_a_full_window(void **state)
 	assert_null(get_send(&wb_sched_default, b, 1000, 0, NULL));
 }
 
-/* An uplink whose pacing does not let a packet leave yet is passed over; due now is fine. */
-static void test_default_skips_an_uplink_not_yet_due_by_pacing(void **state)
+/*
+ * An uplink whose pacing does not let a packet leave yet: the wait counts
+ * in its completion time, and the packet waits for it while it still
+ * delivers first (avoid_blocking); else the other one takes it. Without
+ * the rule, only the uplinks that can send now count.
+ */
+static void test_default_waits_for_pacing_only_while_worth_it(void **state)
 {
 	struct wb_bond *b = scene(2, false);
 
 	(void)state;
-	shape(b, 0, 10 * MS, 10000000, 100000, 0);
-	shape(b, 1, 30 * MS, 1000000, 100000, 0);
+	shape(b, 0, 10 * MS, 10000000, 100000, 0); /* 0.1 ms + 5 ms */
+	shape(b, 1, 30 * MS, 1000000, 100000, 0);  /* 1 ms + 15 ms */
 	b->uplinks[0].next_send_ns = p.now + 1;
+	assert_null(get_send(&wb_sched_default, b, 1000, 0, NULL));
+	b->uplinks[0].next_send_ns = p.now + 10 * MS + 900 * 1000 - 1; /* 15.999999 ms: still first */
+	assert_null(get_send(&wb_sched_default, b, 1000, 0, NULL));
+	b->uplinks[0].next_send_ns = p.now + 11 * MS; /* 16.1 ms: later than the other */
 	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[1]);
+	b->uplinks[0].next_send_ns = p.now + 1;
+	b->tuning.sched_off |= WB_SCHED_NO_AVOID_BLOCKING;
+	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[1]);
+	b->tuning.sched_off = 0;
 	b->uplinks[0].next_send_ns = p.now;
 	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[0]);
 	/* Stale or down: not usable at all. */
@@ -442,8 +455,9 @@ static void test_default_uses_a_backup_only_when_no_other_is_usable(void **state
 /* ---- 3. avoid blocking ------------------------------------------------------------- */
 
 /*
- * Uplink 0 is fast (10 ms, 10 MB/s) and cannot send this instant; uplink 1
- * is slow (100 ms, 1 MB/s) and can. A 1000-byte packet completes on uplink
+ * Uplink 0 is fast (10 ms, 10 MB/s) and cannot send (its window has no
+ * room: the packet could not wait for its pacing); uplink 1 is slow
+ * (100 ms, 1 MB/s) and can. A 1000-byte packet completes on uplink
  * 1 in 1 ms + 50 ms, on uplink 0 in 0.1 ms + 5 ms: it would arrive 45.9 ms
  * later on the slow one, time for the fast one to deliver 459000 bytes that
  * the receiver must hold meanwhile. So the window must hold 1000 + 459000
@@ -453,9 +467,8 @@ static struct wb_bond *blocking_scene(void)
 {
 	struct wb_bond *b = scene(2, false);
 
-	shape(b, 0, 10 * MS, 10000000, 1000000, 0);
+	shape(b, 0, 10 * MS, 10000000, 500, 0);
 	shape(b, 1, 100 * MS, 1000000, 1000000, 0);
-	b->uplinks[0].next_send_ns = p.now + 1;
 	assert_int_equal(wb_sched_completion_ns(&b->uplinks[1], 1000), 51 * MS);
 	assert_int_equal(wb_sched_completion_ns(&b->uplinks[0], 1000), 5100000);
 	return b;
@@ -1801,7 +1814,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_completion_time_is_queue_over_rate_plus_half_rtt, teardown),
 		cmocka_unit_test_teardown(test_default_picks_the_lowest_completion_time, teardown),
 		cmocka_unit_test_teardown(test_default_skips_an_uplink_with_a_full_window, teardown),
-		cmocka_unit_test_teardown(test_default_skips_an_uplink_not_yet_due_by_pacing, teardown),
+		cmocka_unit_test_teardown(test_default_waits_for_pacing_only_while_worth_it, teardown),
 		cmocka_unit_test_teardown(test_default_keeps_off_the_uplinks_in_avoid, teardown),
 		cmocka_unit_test_teardown(test_default_uses_a_backup_only_when_no_other_is_usable, teardown),
 
