@@ -141,26 +141,24 @@ uint16_t wb_sched_uplinks(const struct wb_bond *b)
 	return b->sched->uplinks ? b->sched->uplinks(b) : wb_sched_active(b);
 }
 
-struct wb_uplink *wb_sched_earliest(struct wb_bond *b, uint16_t mask, uint32_t bytes, uint64_t now, bool wait)
+struct wb_uplink *wb_sched_earliest(struct wb_bond *b, uint16_t mask, uint32_t bytes, uint64_t now)
 {
 	struct wb_uplink *best = NULL;
 	uint64_t best_t = UINT64_MAX;
 
 	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
 		struct wb_uplink *u = &b->uplinks[i];
-		uint64_t due = wait && u->next_send_ns > now ? u->next_send_ns : now, t;
+		uint64_t t;
 
-		/* Pacing only delays a packet: the wait counts in its completion time. */
-		if (!(mask & (1u << i)) || !wb_sched_can_send(u, bytes, due))
+		if (!(mask & (1u << i)) || !wb_sched_can_send(u, bytes, now))
 			continue;
-		t = due - now + wb_sched_completion_ns(u, bytes);
+		t = wb_sched_completion_ns(u, bytes);
 		if (t < best_t) {
 			best = u;
 			best_t = t;
 		}
 	}
-	/* The packet waits for the best uplink's pacing rather than go where it would arrive later. */
-	return best && best->next_send_ns <= now ? best : NULL;
+	return best;
 }
 
 struct wb_uplink *wb_sched_lowest_rtt(struct wb_bond *b, uint16_t mask)
@@ -197,12 +195,12 @@ struct wb_uplink *wb_sched_pick_resend(struct wb_bond *b, uint32_t bytes, uint64
 	 * queue overflowed, or it is dying).
 	 */
 	if (preferred) {
-		u = wb_sched_earliest(b, preferred, bytes, now, true);
+		u = wb_sched_earliest(b, preferred, bytes, now);
 		if (!u)
 			*reserved = preferred;
 		return u;
 	}
-	return wb_sched_earliest(b, mask, bytes, now, true);
+	return wb_sched_earliest(b, mask, bytes, now);
 }
 
 /* ---- the checks a bond ack and the bond's timeout run ---------------------- */

@@ -81,13 +81,8 @@ uint64_t wb_sched_completion_ns(const struct wb_uplink *u, uint32_t bytes);
 uint16_t wb_sched_active(const struct wb_bond *b);
 /* The uplinks the bond's policy sends on now. */
 uint16_t wb_sched_uplinks(const struct wb_bond *b);
-/*
- * Among mask, the uplink that would deliver bytes first, NULL if none. Without
- * wait, among those that can send now; with it, among those with room in
- * their window, the wait for their pacing counted in their completion time:
- * NULL too if the best one's pacing is not due yet (the packet waits for it).
- */
-struct wb_uplink *wb_sched_earliest(struct wb_bond *b, uint16_t mask, uint32_t bytes, uint64_t now, bool wait);
+/* Among mask, the uplink that can send bytes now and would deliver them first; NULL if none. */
+struct wb_uplink *wb_sched_earliest(struct wb_bond *b, uint16_t mask, uint32_t bytes, uint64_t now);
 /* Among mask, the usable uplink with the lowest smoothed RTT (sending now or not); NULL if none. */
 struct wb_uplink *wb_sched_lowest_rtt(struct wb_bond *b, uint16_t mask);
 /*

@@ -25,13 +25,36 @@
 #define TIMEOUT_RESEND_PACKETS 64
 
 /*
- * Would a packet on u keep the bond blocked? It arrives later than on the
- * fastest uplink; meanwhile that one goes on delivering what follows it,
- * and the receiver must hold all of that until it arrives. If that is more
- * than the window has room for, the packet had better wait for the fast
- * uplink (after BLEST, Ferlin et al., IFIP Networking 2016).
+ * Should a packet that u could take now rather wait for the fastest uplink
+ * (by RTT)? Two reasons, each an estimate:
+ *
+ * - the fastest one would deliver everything waiting to be sent, this
+ *   packet included, before u delivers this one, and that backlog is long
+ *   enough to matter: u adds nothing but a late packet for the receiver
+ *   to wait for (ECF, Lim et al., CoNEXT 2017);
+ * - while it travels on u, the fastest one goes on delivering what follows
+ *   it, and the receiver must hold all of that until it arrives: more than
+ *   the window has room for, and the bond blocks (BLEST, Ferlin et al.,
+ *   IFIP Networking 2016).
  */
-static bool would_block(struct wb_bond *b, const struct wb_uplink *u, uint32_t bytes)
+/*
+ * ECF's test: the fast uplink (a lower RTT than u) would deliver the
+ * whole backlog before u delivers this packet, and the backlog is large
+ * enough to be worth waiting for: u would take at least two of the fast uplink's RTTs to send
+ * it. Without the second half, a short backlog (an inner TCP's, kept short
+ * by the AQM) would never reach u at all.
+ */
+static bool ecf_wait(const struct wb_bond *b, const struct wb_uplink *fast, const struct wb_uplink *u, uint64_t on_u)
+{
+	uint32_t backlog = b->txq.bytes < UINT32_MAX ? (uint32_t)b->txq.bytes : UINT32_MAX;
+
+	if (fast->rtt.srtt_ns >= u->rtt.srtt_ns || !u->cc.pacing_rate ||
+	    wb_sched_completion_ns(fast, backlog) >= on_u)
+		return false; /* u is as fast, or the fast one is too busy to be worth it */
+	return (uint64_t)backlog * NS_PER_SEC / u->cc.pacing_rate >= 2 * fast->rtt.srtt_ns;
+}
+
+static bool better_wait(struct wb_bond *b, const struct wb_uplink *u, uint32_t bytes)
 {
 	const struct wb_uplink *fast = wb_sched_lowest_rtt(b, wb_sched_uplinks(b));
 	uint64_t window = b->peer_rwnd < b->tuning.send_buffer ? b->peer_rwnd : b->tuning.send_buffer;
@@ -40,6 +63,8 @@ static bool would_block(struct wb_bond *b, const struct wb_uplink *u, uint32_t b
 	if (!fast || fast == u || fast->rec->timed_out)
 		return false;
 	on_u = wb_sched_completion_ns(u, bytes);
+	if (ecf_wait(b, fast, u, on_u))
+		return true;
 	on_fast = wb_sched_completion_ns(fast, bytes);
 	if (on_u <= on_fast)
 		return false;
@@ -50,11 +75,10 @@ static bool would_block(struct wb_bond *b, const struct wb_uplink *u, uint32_t b
 static struct wb_uplink *default_get_send(struct wb_bond *b, uint32_t bytes, uint64_t now, uint16_t avoid,
 					  uint32_t *send_limit)
 {
-	bool avoiding = wb_sched_rule(b, WB_SCHED_NO_AVOID_BLOCKING);
-	struct wb_uplink *u = wb_sched_earliest(b, wb_sched_uplinks(b) & (uint16_t)~avoid, bytes, now, avoiding);
+	struct wb_uplink *u = wb_sched_earliest(b, wb_sched_uplinks(b) & (uint16_t)~avoid, bytes, now);
 
 	*send_limit = bytes; /* a decision per packet */
-	if (u && avoiding && would_block(b, u, bytes))
+	if (u && wb_sched_rule(b, WB_SCHED_NO_AVOID_BLOCKING) && better_wait(b, u, bytes))
 		return NULL; /* it waits for the fast uplink */
 	return u;
 }

@@ -19,7 +19,7 @@ static struct wb_uplink *first_get_send(struct wb_bond *b, uint32_t bytes, uint6
 					uint32_t *send_limit)
 {
 	(void)send_limit; /* a burst: as much as it takes now */
-	return wb_sched_earliest(b, first_uplinks(b) & (uint16_t)~avoid, bytes, now, false);
+	return wb_sched_earliest(b, first_uplinks(b) & (uint16_t)~avoid, bytes, now);
 }
 
 const struct wb_sched_ops wb_sched_first = {

@@ -13,7 +13,7 @@ static struct wb_uplink *redundant_get_send(struct wb_bond *b, uint32_t bytes, u
 					    uint32_t *send_limit)
 {
 	*send_limit = bytes; /* each packet: the first copy here, the others beside (bond_tx.c) */
-	return wb_sched_earliest(b, wb_sched_uplinks(b) & (uint16_t)~avoid, bytes, now, false);
+	return wb_sched_earliest(b, wb_sched_uplinks(b) & (uint16_t)~avoid, bytes, now);
 }
 
 const struct wb_sched_ops wb_sched_redundant = {

@@ -200,7 +200,7 @@ run_scenario() {
 				echo "S8 down $VARIANT default $run ip_packets_spare_down $(grep -E '/spare: cwnd' <<<"$st" |
 					grep -oE '(data sent|resent|reinjected) [0-9]+' | awk '{ s += $NF } END { print s + 0 }')" >>"$OUT/results.txt"
 			fi
-			[ "$row" != mptcp ] && stop_daemons
+			if [ "$row" != mptcp ]; then stop_daemons; fi
 		done
 	done
 }

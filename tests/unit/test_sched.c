@@ -377,31 +377,25 @@ static void test_default_skips_an_uplink_with_a_full_window(void **state)
 }
 
 /*
- * An uplink whose pacing does not let a packet leave yet: the wait counts
- * in its completion time, and the packet waits for it while it still
- * delivers first (avoid_blocking); else the other one takes it. Without
- * the rule, only the uplinks that can send now count.
+ * An uplink whose pacing does not let a packet leave yet is passed over:
+ * the next one that can send takes the packet, unless avoid_blocking says
+ * it had better wait (not here: nothing queued behind it, a window of
+ * plenty). Stale or down, an uplink is not used at all.
  */
-static void test_default_waits_for_pacing_only_while_worth_it(void **state)
+static void test_default_passes_over_an_uplink_not_yet_due_by_pacing(void **state)
 {
 	struct wb_bond *b = scene(2, false);
 
 	(void)state;
 	shape(b, 0, 10 * MS, 10000000, 100000, 0); /* 0.1 ms + 5 ms */
 	shape(b, 1, 30 * MS, 1000000, 100000, 0);  /* 1 ms + 15 ms */
-	b->uplinks[0].next_send_ns = p.now + 1;
-	assert_null(get_send(&wb_sched_default, b, 1000, 0, NULL));
-	b->uplinks[0].next_send_ns = p.now + 10 * MS + 900 * 1000 - 1; /* 15.999999 ms: still first */
-	assert_null(get_send(&wb_sched_default, b, 1000, 0, NULL));
-	b->uplinks[0].next_send_ns = p.now + 11 * MS; /* 16.1 ms: later than the other */
-	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[1]);
-	b->uplinks[0].next_send_ns = p.now + 1;
-	b->tuning.sched_off |= WB_SCHED_NO_AVOID_BLOCKING;
-	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[1]);
-	b->tuning.sched_off = 0;
-	b->uplinks[0].next_send_ns = p.now;
 	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[0]);
-	/* Stale or down: not usable at all. */
+	b->uplinks[0].next_send_ns = p.now + 1;
+	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[1]);
+	b->uplinks[1].next_send_ns = p.now + 1;
+	assert_null(get_send(&wb_sched_default, b, 1000, 0, NULL));
+	b->uplinks[0].next_send_ns = p.now;
+	b->uplinks[1].next_send_ns = p.now;
 	b->uplinks[0].state = WB_UPLINK_STALE;
 	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[1]);
 	b->uplinks[0].state = WB_UPLINK_DOWN;
@@ -559,6 +553,33 @@ static void test_avoid_blocking_does_not_wait_for_a_timed_out_or_later_uplink(vo
 	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[1]);
 	b->uplinks[0].rec->bytes_in_flight = 449000; /* a millisecond sooner: it is waited for */
 	assert_null(get_send(&wb_sched_default, b, 1000, 0, NULL));
+}
+
+/*
+ * ECF's half: with a window of plenty, a packet still waits for the fast
+ * uplink when that one would deliver the whole backlog (the send queue)
+ * before the slow one delivers the packet, and the backlog is worth the
+ * wait: the slow one would take two fast RTTs (20 ms at 1 MB/s: 20000
+ * bytes) or more to send it. A shorter backlog goes on the slow one, and
+ * so does any backlog the fast one could not drain sooner.
+ */
+static void test_avoid_blocking_waits_when_the_fast_uplink_drains_the_backlog_first(void **state)
+{
+	struct wb_bond *b = blocking_scene();
+
+	(void)state;
+	b->peer_rwnd = 100000000;
+	for (int k = 0; k < 19; k++)
+		queue_packet(b, 1000);
+	assert_int_equal(b->txq.bytes, 19000);
+	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[1]);
+	queue_packet(b, 1000);
+	assert_null(get_send(&wb_sched_default, b, 1000, 0, NULL));
+	b->uplinks[0].rec->bytes_in_flight = 449000; /* 44.9 ms to drain, then 2 ms and 5 ms: later than 51 ms */
+	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[1]);
+	b->uplinks[0].rec->bytes_in_flight = 0;
+	b->tuning.sched_off |= WB_SCHED_NO_AVOID_BLOCKING;
+	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[1]);
 }
 
 /* ---- 4. roundrobin ----------------------------------------------------------------- */
@@ -1814,7 +1835,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_completion_time_is_queue_over_rate_plus_half_rtt, teardown),
 		cmocka_unit_test_teardown(test_default_picks_the_lowest_completion_time, teardown),
 		cmocka_unit_test_teardown(test_default_skips_an_uplink_with_a_full_window, teardown),
-		cmocka_unit_test_teardown(test_default_waits_for_pacing_only_while_worth_it, teardown),
+		cmocka_unit_test_teardown(test_default_passes_over_an_uplink_not_yet_due_by_pacing, teardown),
 		cmocka_unit_test_teardown(test_default_keeps_off_the_uplinks_in_avoid, teardown),
 		cmocka_unit_test_teardown(test_default_uses_a_backup_only_when_no_other_is_usable, teardown),
 
@@ -1826,6 +1847,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_avoid_blocking_counts_the_fast_uplinks_queue, teardown),
 		cmocka_unit_test_teardown(test_avoid_blocking_off_sends_on_the_slow_uplink, teardown),
 		cmocka_unit_test_teardown(test_avoid_blocking_does_not_wait_for_a_timed_out_or_later_uplink, teardown),
+		cmocka_unit_test_teardown(test_avoid_blocking_waits_when_the_fast_uplink_drains_the_backlog_first,
+					  teardown),
 
 		cmocka_unit_test_teardown(test_roundrobin_rotates_one_packet_each, teardown),
 		cmocka_unit_test_teardown(test_roundrobin_passes_over_an_uplink_that_cannot_send, teardown),
