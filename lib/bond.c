@@ -637,6 +637,21 @@ void wb_bond_set_uplink_available(struct wb_bond *b, unsigned i, bool available,
 	wb_device_timers_changed(b->dev);
 }
 
+int wb_bond_set_uplink_role(struct wb_bond *b, unsigned i, bool backup, uint16_t weight)
+{
+	struct wb_uplink *u = i < WB_MAX_UPLINKS ? &b->uplinks[i] : NULL;
+
+	if (!u || !u->exists)
+		return -ENOENT;
+	if (b->dev->p.server)
+		return -EPERM; /* it follows what the client's probes say */
+	if (!weight)
+		return -EINVAL;
+	u->backup = backup;
+	u->weight = weight;
+	return 0;
+}
+
 void wb_bond_close(struct wb_bond *b, uint64_t now)
 {
 	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
@@ -665,6 +680,11 @@ const struct wb_bond_counters *wb_bond_counters(const struct wb_bond *b)
 bool wb_bond_has_session(const struct wb_bond *b)
 {
 	return b->current != NULL;
+}
+
+uint64_t wb_bond_session_born(const struct wb_bond *b)
+{
+	return b->current ? b->current->born_ns : 0;
 }
 
 const struct wb_uplink *wb_bond_uplink(const struct wb_bond *b, unsigned i)

@@ -181,6 +181,14 @@ const char *wb_bond_scheduler(const struct wb_bond *b);
 /* Client: whether uplink i has a working socket (its interface exists and is up). */
 void wb_bond_set_uplink_available(struct wb_bond *b, unsigned uplink, bool available, uint64_t now);
 
+/*
+ * Client: makes uplink i a backup or an active uplink and sets its weight
+ * (1..), at run time; the server learns it from the next probe. -ENOENT
+ * if there is no uplink i, -EPERM on a server (its uplinks are the
+ * client's), -EINVAL for a weight of 0.
+ */
+int wb_bond_set_uplink_role(struct wb_bond *b, unsigned i, bool backup, uint16_t weight);
+
 /* Tells the peer the session ends (a CLOSE on every uplink), e.g. at shutdown. */
 void wb_bond_close(struct wb_bond *b, uint64_t now);
 
@@ -189,6 +197,8 @@ void *wb_bond_user(const struct wb_bond *b);
 const char *wb_bond_name(const struct wb_bond *b);
 const struct wb_bond_counters *wb_bond_counters(const struct wb_bond *b);
 bool wb_bond_has_session(const struct wb_bond *b);
+/* When the current session's handshake completed (0: no session). */
+uint64_t wb_bond_session_born(const struct wb_bond *b);
 /* The uplink in slot i (0..WB_MAX_UPLINKS-1), or NULL if none is there. */
 const struct wb_uplink *wb_bond_uplink(const struct wb_bond *b, unsigned i);
 const struct wb_device_counters *wb_device_counters(const struct wb_device *d);
