@@ -803,6 +803,34 @@ static int parse_scheduler(struct parse *p, const struct sect *root)
 	return 0;
 }
 
+static int parse_control(struct parse *p, const struct sect *root)
+{
+	static const char *const keys[] = { "directory", "group", NULL };
+	struct wb_conf_control *c = &p->cfg->control;
+	struct sect s = { p, NULL, "", "control." };
+	config_setting_t *g;
+	const char *dir = NULL, *group = NULL;
+	int ret = member(root, "control", K_GROUP, &g);
+
+	if (ret || !g)
+		return ret;
+	s.set = g;
+	if ((ret = check_keys(&s, keys)) || (ret = read_string(&s, "directory", false, &dir)) ||
+	    (ret = read_string(&s, "group", false, &group)))
+		return ret;
+	if (dir && (dir[0] != '/' || strlen(dir) >= sizeof(c->directory) - WB_NAME_MAX - 6))
+		return report(p, config_setting_get_member(g, "directory"),
+			      "control.directory: an absolute path of at most %zu characters expected",
+			      sizeof(c->directory) - WB_NAME_MAX - 7);
+	if (group && (!*group || strlen(group) >= sizeof(c->group)))
+		return report(p, config_setting_get_member(g, "group"), "control.group: a group name expected");
+	if (dir)
+		snprintf(c->directory, sizeof(c->directory), "%s", dir);
+	if (group)
+		snprintf(c->group, sizeof(c->group), "%s", group);
+	return 0;
+}
+
 static int parse_timers(struct parse *p, const struct sect *root)
 {
 	static const char *const keys[] = { "probe_interval_ms", "uplink_timeout_ms", "handshake_retry_ms",
@@ -1137,7 +1165,7 @@ static int check_own_key(struct parse *p)
 }
 
 static const char *const common_keys[] = { "role", "name", "private_key", "private_key_file", "cipher",
-					   "timers", "transport", "scheduler", NULL };
+					   "timers", "transport", "scheduler", "control", NULL };
 static const char *const client_keys[] = { "server", "tun", "routes", "uplinks", NULL };
 static const char *const server_keys[] = { "listen", "peers", NULL };
 
@@ -1201,7 +1229,8 @@ static int parse_root(struct parse *p, const config_setting_t *set)
 	    (ret = read_name(&root, "name", cfg->name)) ||
 	    (ret = read_secret_key(&root, "private_key", true, cfg->private_key, &has_key)) ||
 	    (ret = parse_cipher(p, &root)) || (ret = parse_timers(p, &root)) ||
-	    (ret = parse_transport(p, &root)) || (ret = parse_scheduler(p, &root)))
+	    (ret = parse_transport(p, &root)) || (ret = parse_scheduler(p, &root)) ||
+	    (ret = parse_control(p, &root)))
 		return ret;
 	ret = cfg->role == WB_ROLE_CLIENT ? parse_client(p, &root) : parse_server(p, &root);
 	return ret ? ret : check_own_key(p);
@@ -1242,6 +1271,7 @@ static void set_defaults(struct wb_config *cfg)
 						      .receive_window_kb = 6144, .send_queue_kb = 1024,
 						      .aqm = true, .aqm_target_ms = 5, .aqm_interval_ms = 100 };
 	cfg->scheduler = (struct wb_conf_scheduler){ .policy = "default" };
+	cfg->control = (struct wb_conf_control){ .directory = WB_CONTROL_DIR };
 }
 
 int wb_config_parse(struct wb_config *cfg, const char *text, const char *name, char *err, size_t errlen)

@@ -91,6 +91,13 @@ struct wb_conf_scheduler {
 	uint32_t off;                /* rules turned off, WB_SCHED_NO_* */
 };
 
+/* The control sockets: DIRECTORY/BOND.sock; members of group may read (root changes). */
+#define WB_CONTROL_DIR "/run/wanbond"
+struct wb_conf_control {
+	char directory[96];
+	char group[32];              /* "": root's only */
+};
+
 struct wb_config {
 	char path[WB_PATH_MAX];
 	enum wb_role role;
@@ -100,6 +107,7 @@ struct wb_config {
 	struct wb_conf_timers timers;
 	struct wb_conf_transport transport;
 	struct wb_conf_scheduler scheduler;
+	struct wb_conf_control control;
 
 	/* Client: the server and this router's uplinks. peers[0] is the server. */
 	struct sockaddr_storage server; /* address and port */

@@ -13,12 +13,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "notify.h"
 #include "tun.h"
+#include "uplink.h"
 
 #define TUN_READS_PER_WAKEUP 64
 #define SOCK_READS_PER_WAKEUP 4
 #define REOPEN_INTERVAL_NS (5ULL * 1000000000ULL)
 #define DEFAULT_UPLINK_MTU 1500
+#define STATUS_INTERVAL_NS (5ULL * 1000000000ULL)
 
 /* ---- the library's callbacks ----------------------------------------------- */
 
@@ -136,7 +139,7 @@ static void on_signal(struct loop_fd *f, uint32_t events)
 			status_log(d);
 			break;
 		case SIGHUP:
-			log_line(LOG_LVL_NOTICE, NULL, NULL, "SIGHUP: reloading the configuration is not supported yet");
+			daemon_reload(d);
 			break;
 		default:
 			log_line(LOG_LVL_NOTICE, NULL, NULL, "%s: stopping", strsignal((int)si.ssi_signo));
@@ -171,8 +174,19 @@ static int open_uplink(struct daemon *d, int i, uint64_t now)
 	sc->open = true;
 	sc->why[0] = 0;
 	log_line(LOG_LVL_INFO, d->cfg.name, sc->conf->name, "socket open");
-	wb_bond_set_uplink_available(d->bonds[0].bond, (unsigned)i, true, now);
+	wb_bond_set_uplink_available(d->bonds[0].bond, (unsigned)i, !sc->disabled, now);
 	return 0;
+}
+
+void daemon_enable_uplink(struct daemon *d, int i, bool enabled, uint64_t now)
+{
+	struct sock_ctx *sc = &d->socks[i];
+
+	if (d->cfg.role != WB_ROLE_CLIENT || i < 0 || i >= d->n_socks || sc->disabled == !enabled)
+		return;
+	sc->disabled = !enabled;
+	if (sc->open)
+		wb_bond_set_uplink_available(d->bonds[0].bond, (unsigned)i, enabled, now);
 }
 
 /* Uplinks whose interface or address was missing get another chance now and then. */
@@ -187,17 +201,58 @@ static void reopen_uplinks(struct daemon *d, uint64_t now)
 	}
 }
 
+/* The STATUS= line: uplinks in use and the bond's throughput over the last interval. */
+static void send_status(struct daemon *d, uint64_t now)
+{
+	uint64_t tx = 0, rx = 0, secs = STATUS_INTERVAL_NS / 1000000000ULL;
+	int up = 0, all = 0;
+
+	for (int i = 0; i < d->n_bonds; i++) {
+		const struct wb_bond_counters *c = wb_bond_counters(d->bonds[i].bond);
+
+		tx += c->tun_rx_bytes;
+		rx += c->tun_tx_bytes;
+		for (unsigned k = 0; k < WB_MAX_UPLINKS; k++) {
+			const struct wb_uplink *u = wb_bond_uplink(d->bonds[i].bond, k);
+
+			all += u != NULL;
+			up += u && wb_uplink_usable(u);
+		}
+	}
+	notify_status("%d of %d uplinks up; %s %.1f Mbit/s, %s %.1f Mbit/s", up, all,
+		      d->cfg.role == WB_ROLE_CLIENT ? "up" : "to routers", (tx - d->status_tx_bytes) * 8.0 / 1e6 / secs,
+		      d->cfg.role == WB_ROLE_CLIENT ? "down" : "from routers", (rx - d->status_rx_bytes) * 8.0 / 1e6 / secs);
+	d->status_tx_bytes = tx;
+	d->status_rx_bytes = rx;
+	d->next_status_ns = now + STATUS_INTERVAL_NS;
+}
+
+/* What the service manager expects now and then; returns when it is next due. */
+static uint64_t service_manager(struct daemon *d, uint64_t now)
+{
+	if (now >= d->next_status_ns)
+		send_status(d, now);
+	if (d->watchdog_ns && now >= d->next_watchdog_ns) {
+		notify_watchdog();
+		d->next_watchdog_ns = now + d->watchdog_ns / 2; /* twice per interval, as sd_watchdog_enabled(3) advises */
+	}
+	return d->watchdog_ns && d->next_watchdog_ns < d->next_status_ns ? d->next_watchdog_ns : d->next_status_ns;
+}
+
 static uint64_t prepare(struct loop *l)
 {
 	struct daemon *d = container_of(l, struct daemon, loop);
-	uint64_t now = loop_now(), due;
+	uint64_t now = loop_now(), due, sm;
 
 	reopen_uplinks(d, now);
 	if (wb_device_next_deadline(d->dev) <= now)
 		wb_device_tick(d->dev, now);
 	flush_sockets(d);
+	ctl_watch(d, now);
+	sm = service_manager(d, now);
 	due = wb_device_next_deadline(d->dev);
-	return due < d->next_reopen_ns ? due : d->next_reopen_ns;
+	due = due < d->next_reopen_ns ? due : d->next_reopen_ns;
+	return due < sm ? due : sm;
 }
 
 /* ---- setup --------------------------------------------------------------------- */
@@ -441,15 +496,99 @@ int daemon_start(struct daemon *d)
 		d->n_bonds = i + 1;
 	}
 	if (!rc)
+		rc = ctl_start(d);
+	d->watchdog_ns = notify_init();
+	if (!rc)
 		log_line(LOG_LVL_NOTICE, d->cfg.name, NULL, "%s started, %d %s", d->cfg.role == WB_ROLE_CLIENT ? "client" : "server",
 			 d->cfg.role == WB_ROLE_CLIENT ? d->cfg.n_uplinks : d->cfg.n_peers,
 			 d->cfg.role == WB_ROLE_CLIENT ? "uplinks" : "peers");
 	return rc;
 }
 
+/* ---- reloading (SIGHUP) ------------------------------------------------------------ */
+
+static const struct wb_conf_uplink *conf_uplink(const struct wb_config *c, const char *name)
+{
+	for (int i = 0; i < c->n_uplinks; i++)
+		if (!strcmp(c->uplinks[i].name, name))
+			return &c->uplinks[i];
+	return NULL;
+}
+
+/* Uplinks: a role or weight changes in place; a new binding, a new or removed uplink need a restart. */
+static int reload_uplinks(struct daemon *d, const struct wb_config *next)
+{
+	int pending = 0;
+
+	for (int i = 0; i < d->cfg.n_uplinks; i++) {
+		struct wb_conf_uplink *cur = &d->cfg.uplinks[i];
+		const struct wb_conf_uplink *nu = conf_uplink(next, cur->name);
+
+		if (!nu) {
+			log_line(LOG_LVL_WARNING, d->cfg.name, cur->name, "reload: removed from the file; it stays until a restart");
+			pending++;
+			continue;
+		}
+		if (strcmp(nu->interface, cur->interface) || memcmp(&nu->source, &cur->source, sizeof(nu->source)) ||
+		    nu->fwmark != cur->fwmark) {
+			log_line(LOG_LVL_WARNING, d->cfg.name, cur->name, "reload: a new binding takes a restart");
+			pending++;
+		}
+		if (nu->backup != cur->backup || nu->weight != cur->weight) {
+			cur->backup = nu->backup;
+			cur->weight = nu->weight;
+			wb_bond_set_uplink_role(d->bonds[0].bond, (unsigned)i, cur->backup, (uint16_t)cur->weight);
+			log_line(LOG_LVL_NOTICE, d->cfg.name, cur->name, "reload: %s, weight %u", cur->backup ? "backup" : "active",
+				 cur->weight);
+		}
+	}
+	for (int i = 0; i < next->n_uplinks; i++)
+		if (!conf_uplink(&d->cfg, next->uplinks[i].name)) {
+			log_line(LOG_LVL_WARNING, d->cfg.name, next->uplinks[i].name, "reload: a new uplink takes a restart");
+			pending++;
+		}
+	return pending;
+}
+
+static void reload_scheduler(struct daemon *d, const struct wb_config *next)
+{
+	if (!strcmp(next->scheduler.policy, d->cfg.scheduler.policy) && next->scheduler.off == d->cfg.scheduler.off)
+		return;
+	d->cfg.scheduler = next->scheduler;
+	for (int i = 0; i < d->n_bonds; i++)
+		wb_bond_set_scheduler(d->bonds[i].bond, d->cfg.scheduler.policy, d->cfg.scheduler.off);
+	log_line(LOG_LVL_NOTICE, d->cfg.name, NULL, "reload: scheduler %s, rules off 0x%x", d->cfg.scheduler.policy,
+		 d->cfg.scheduler.off);
+}
+
+void daemon_reload(struct daemon *d)
+{
+	static struct wb_config next; /* large */
+	char err[512];
+	int pending = 0;
+
+	notify_reloading(loop_now() / 1000);
+	if (wb_config_load(&next, d->cfg.path, err, sizeof(err))) {
+		log_line(LOG_LVL_ERR, d->cfg.name, NULL, "reload: %s; the running configuration stays", err);
+	} else if (next.role != d->cfg.role || strcmp(next.name, d->cfg.name)) {
+		log_line(LOG_LVL_ERR, d->cfg.name, NULL, "reload: %s: a new role or name takes a restart", d->cfg.path);
+	} else {
+		reload_scheduler(d, &next);
+		if (d->cfg.role == WB_ROLE_CLIENT)
+			pending = reload_uplinks(d, &next);
+		log_line(LOG_LVL_NOTICE, d->cfg.name, NULL, "reloaded %s%s", d->cfg.path,
+			 pending ? "; some changes wait for a restart (see above)" : "");
+	}
+	wb_wipe(&next, sizeof(next));
+	notify_ready(NULL);
+}
+
 int daemon_run(struct daemon *d)
 {
-	int rc = loop_run(&d->loop, prepare);
+	int rc;
+
+	notify_ready("started");
+	rc = loop_run(&d->loop, prepare);
 
 	if (rc)
 		log_line(LOG_LVL_ERR, NULL, NULL, "event loop: %s", strerror(-rc));
@@ -471,6 +610,8 @@ void daemon_stop(struct daemon *d)
 {
 	uint64_t now = loop_now();
 
+	notify_stopping();
+	ctl_stop(d);
 	for (int i = 0; i < d->n_bonds; i++)
 		if (d->bonds[i].bond)
 			wb_bond_close(d->bonds[i].bond, now);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "control.h"
 #include "log.h"
 #include "loop.h"
 #include "rtnl.h"
@@ -31,6 +32,7 @@ struct bond_ctx {
 	uint64_t tun_write_errors, tun_read_errors;
 	struct log_limit write_limit;
 	int routes_added;
+	struct ctl_server ctl;
 };
 
 /* A socket: a client uplink's, or the server's one. */
@@ -39,6 +41,7 @@ struct sock_ctx {
 	struct udp_sock udp;
 	const struct wb_conf_uplink *conf; /* NULL on a server */
 	bool open;
+	bool disabled;                     /* by the operator: kept out of use */
 	char why[128];                     /* why it is not open */
 	struct log_limit error_limit;
 };
@@ -54,6 +57,9 @@ struct daemon {
 	int n_socks;
 	uint64_t next_reopen_ns; /* client: when to try again to open missing uplink sockets */
 	uint64_t started_ns;
+	/* The service manager: watchdog pings and the STATUS= line. */
+	uint64_t watchdog_ns, next_watchdog_ns;
+	uint64_t next_status_ns, status_tx_bytes, status_rx_bytes;
 };
 
 /* Builds everything from d->cfg (loaded); on error says what and returns -errno. */
@@ -61,6 +67,12 @@ int daemon_start(struct daemon *d);
 int daemon_run(struct daemon *d);
 /* Tears down in reverse: tells peers, removes routes, closes devices and sockets. */
 void daemon_stop(struct daemon *d);
+
+/* SIGHUP: reads the file again and applies what can change while running. */
+void daemon_reload(struct daemon *d);
+
+/* Client: the operator takes uplink i out of use (enabled false) or gives it back. */
+void daemon_enable_uplink(struct daemon *d, int i, bool enabled, uint64_t now);
 
 /* status.c: every counter in the log (SIGUSR1). */
 void status_log(const struct daemon *d);

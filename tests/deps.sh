@@ -12,6 +12,7 @@ pkg-config      build
 libssl-dev      build: OpenSSL 3 (crypto)
 libconfig-dev   build: the configuration file
 libmnl-dev      build: netlink
+libsystemd-dev  build: sd_notify (optional: SYSTEMD=0 builds without)
 libcmocka-dev   unit tests
 clang           fuzz harnesses (libFuzzer)
 libclang-rt-14-dev  fuzz harnesses (libFuzzer runtime)
@@ -23,6 +24,7 @@ jq              namespace tests: reading iperf3 JSON
 valgrind        benchmark: instructions per packet (callgrind)
 perl-base       namespace tests: a TCP sink for files
 procps          namespace tests: sysctl, pkill-free process checks
+systemd         namespace tests: systemd-analyze verify and security of the units
 mptcpize        benchmark: runs iperf3 over kernel MPTCP, the contender
 "
 

@@ -360,7 +360,8 @@ nt_wb_keys() {
 # nt_wb_client_conf FILE NAME TUN_ADDR ROUTE UPLINK... : a client config for
 # the bond NAME (keys $NT_TMP/NAME.key, server key $NT_TMP/server.pub), with
 # uplinks given as "name:wanK" or "name:wanK:backup"; extra settings can be
-# appended to FILE afterwards (libconfig takes them in any order).
+# appended to FILE afterwards (libconfig takes them in any order). The control
+# sockets of a test's daemons live in $NT_TMP/ctl-client and ctl-server.
 nt_wb_client_conf() {
 	local file=$1 name=$2 addr=$3 route=$4 up sep="" list=""; shift 4
 	for up in "$@"; do
@@ -378,6 +379,7 @@ server = { address = "$NT_SERVER_ADDR"; port = 51820; public_key = "$(cat "$NT_T
 tun = { name = "wb-$name"; address = [ "$addr" ]; };
 routes = [ "$route" ];
 uplinks = ( $list );
+control = { directory = "$NT_TMP/ctl-client"; };
 CONF
 }
 
@@ -396,6 +398,7 @@ name = "vps";
 private_key_file = "$NT_TMP/server.key";
 listen = { port = 51820; };
 peers = ( $list );
+control = { directory = "$NT_TMP/ctl-server"; };
 CONF
 }
 

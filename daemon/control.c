@@ -1,0 +1,644 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The bonds' control sockets (control.h). One request per datagram of the
+ * SOCK_SEQPACKET socket, answered at once: the loop never waits on a
+ * client. A client that does not read its replies or events loses them
+ * (counted), never the daemon's time.
+ */
+#define _GNU_SOURCE /* accept4, struct ucred */
+#include "control.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <linux/capability.h>
+#include <linux/netlink.h>
+
+#include "bond.h"
+#include "ctl.h"
+#include "daemon.h"
+#include "uplink.h"
+
+#define NS_PER_SEC 1000000000ULL
+
+struct ctl_client {
+	struct ctl_server *srv;
+	struct loop_fd lfd;
+	bool may_change; /* root or CAP_NET_ADMIN */
+	bool monitor;
+	uid_t uid;
+	pid_t pid;
+};
+
+/* ---- the peer's rights ----------------------------------------------------------- */
+
+/* Whether process pid holds cap in its effective set (from /proc: SO_PEERCRED gives no capabilities). */
+static bool has_capability(pid_t pid, int cap)
+{
+	char path[64], line[256];
+	unsigned long long eff = 0;
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1) {
+			found = true;
+			break;
+		}
+	fclose(f);
+	return found && (eff >> cap) & 1;
+}
+
+static void learn_peer(struct ctl_client *c)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (getsockopt(c->lfd.fd, SOL_SOCKET, SO_PEERCRED, &cred, &len))
+		return; /* unknown: may read, may not change */
+	c->uid = cred.uid;
+	c->pid = cred.pid;
+	c->may_change = cred.uid == 0 || has_capability(cred.pid, CAP_NET_ADMIN);
+}
+
+/* ---- sending ------------------------------------------------------------------------ */
+
+/* false if the client could not take it (gone, or not reading). */
+static bool send_msg(struct ctl_client *c, const struct nlmsghdr *nlh)
+{
+	return send(c->lfd.fd, nlh, nlh->nlmsg_len, MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)nlh->nlmsg_len;
+}
+
+static void send_error(struct ctl_client *c, const struct nlmsghdr *req, int error, const char *msg)
+{
+	char buf[WB_CTL_MSG_MAX];
+
+	send_msg(c, wb_ctl_error(buf, req, error, msg));
+}
+
+static void send_done(struct ctl_client *c, const struct nlmsghdr *req)
+{
+	char buf[64];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	int *status = mnl_nlmsg_put_extra_header(nlh, sizeof(int));
+
+	nlh->nlmsg_type = NLMSG_DONE;
+	nlh->nlmsg_flags = NLM_F_MULTI;
+	nlh->nlmsg_seq = req->nlmsg_seq;
+	*status = 0;
+	send_msg(c, nlh);
+}
+
+/* ---- what the messages carry ----------------------------------------------------- */
+
+static void counters_since_reset(const struct ctl_server *srv, struct wb_bond_counters *out)
+{
+	const uint64_t *now = (const uint64_t *)wb_bond_counters(srv->bc->bond);
+	const uint64_t *base = (const uint64_t *)&srv->base;
+	uint64_t *o = (uint64_t *)out;
+
+	for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
+		o[i] = now[i] - base[i];
+	out->reorder_held_max = wb_bond_counters(srv->bc->bond)->reorder_held_max; /* a peak, not a count */
+}
+
+static void uplink_counters_since_reset(const struct ctl_server *srv, unsigned i, struct wb_uplink_counters *out)
+{
+	const uint64_t *now = (const uint64_t *)&wb_bond_uplink(srv->bc->bond, i)->c;
+	const uint64_t *base = (const uint64_t *)&srv->ubase[i];
+	uint64_t *o = (uint64_t *)out;
+
+	for (size_t k = 0; k < sizeof(*out) / sizeof(uint64_t); k++)
+		o[k] = now[k] - base[k];
+}
+
+static bool put_bond(struct ctl_server *srv, struct nlmsghdr *nlh, uint64_t now)
+{
+	const struct bond_ctx *bc = srv->bc;
+	const struct daemon *d = bc->d;
+	const struct wb_bond *b = bc->bond;
+	struct wb_bond_counters c;
+	char key[WB_KEY_B64_LEN];
+	uint64_t born = wb_bond_session_born(b);
+
+	wb_key_to_base64(key, bc->conf->public_key);
+	counters_since_reset(srv, &c);
+	mnl_attr_put_strz(nlh, WB_CTL_A_BOND_NAME, bc->conf->name);
+	mnl_attr_put_strz(nlh, WB_CTL_A_ROLE, d->cfg.role == WB_ROLE_CLIENT ? "client" : "server");
+	mnl_attr_put_strz(nlh, WB_CTL_A_TUN, bc->tun_name);
+	mnl_attr_put_strz(nlh, WB_CTL_A_PEER, key);
+	mnl_attr_put_u8(nlh, WB_CTL_A_SESSION, wb_bond_has_session(b));
+	if (born)
+		mnl_attr_put_u64(nlh, WB_CTL_A_HANDSHAKE_AGO, now - born);
+	mnl_attr_put_strz(nlh, WB_CTL_A_SCHED_POLICY, wb_bond_scheduler(b));
+	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_OFF, b->tuning.sched_off);
+	mnl_attr_put_u32(nlh, WB_CTL_A_MTU, bc->mtu);
+	mnl_attr_put_u64(nlh, WB_CTL_A_SEND_BUFFER, b->tuning.send_buffer);
+	mnl_attr_put_u64(nlh, WB_CTL_A_RECEIVE_WINDOW, b->tuning.receive_window);
+	mnl_attr_put_u64(nlh, WB_CTL_A_SEND_QUEUE, b->tuning.send_queue);
+	mnl_attr_put_u64(nlh, WB_CTL_A_MEMORY, wb_bond_memory(b));
+	mnl_attr_put_u64(nlh, WB_CTL_A_UPTIME, now - d->started_ns);
+	return wb_ctl_put_bond_counters(nlh, WB_CTL_A_COUNTERS, &c);
+}
+
+/* The client's socket of uplink i, NULL on a server. */
+static const struct sock_ctx *uplink_sock(const struct bond_ctx *bc, unsigned i)
+{
+	const struct daemon *d = bc->d;
+
+	return d->cfg.role == WB_ROLE_CLIENT && (int)i < d->n_socks ? &d->socks[i] : NULL;
+}
+
+static bool put_uplink(struct ctl_server *srv, struct nlmsghdr *nlh, unsigned i)
+{
+	const struct wb_uplink *u = wb_bond_uplink(srv->bc->bond, i);
+	const struct sock_ctx *sc = uplink_sock(srv->bc, i);
+	struct nlattr *nest = mnl_attr_nest_start(nlh, WB_CTL_A_UPLINK);
+	struct wb_uplink_counters c;
+	char ep[WB_ENDPOINT_STRLEN];
+
+	uplink_counters_since_reset(srv, i, &c);
+	mnl_attr_put_strz(nlh, WB_CTL_U_NAME, u->name);
+	mnl_attr_put_u32(nlh, WB_CTL_U_ID, i);
+	mnl_attr_put_strz(nlh, WB_CTL_U_STATE, wb_uplink_state_name(u->state));
+	mnl_attr_put_u8(nlh, WB_CTL_U_BACKUP, u->backup);
+	mnl_attr_put_u8(nlh, WB_CTL_U_ENABLED, !(sc && sc->disabled));
+	mnl_attr_put_u32(nlh, WB_CTL_U_WEIGHT, u->weight);
+	if (sc && sc->conf->interface[0])
+		mnl_attr_put_strz(nlh, WB_CTL_U_DEVICE, sc->conf->interface);
+	if (u->endpoint.family) {
+		wb_endpoint_format(ep, &u->endpoint);
+		mnl_attr_put_strz(nlh, WB_CTL_U_ENDPOINT, ep);
+	}
+	if (sc && !sc->open && sc->why[0])
+		mnl_attr_put_strz(nlh, WB_CTL_U_SOCKET, sc->why);
+	mnl_attr_put_u64(nlh, WB_CTL_U_SRTT, u->rtt.srtt_ns);
+	mnl_attr_put_u64(nlh, WB_CTL_U_MIN_RTT, u->rtt.min_ns == UINT64_MAX ? 0 : u->rtt.min_ns);
+	mnl_attr_put_u64(nlh, WB_CTL_U_RTTVAR, u->rtt.rttvar_ns);
+	mnl_attr_put_u32(nlh, WB_CTL_U_LOSS_PPM, u->loss_ppm);
+	if (u->rec) {
+		mnl_attr_put_u64(nlh, WB_CTL_U_CWND, u->cc.cwnd);
+		mnl_attr_put_u64(nlh, WB_CTL_U_IN_FLIGHT, u->rec->bytes_in_flight);
+		mnl_attr_put_u64(nlh, WB_CTL_U_PACING_RATE, u->cc.pacing_rate);
+	}
+	if (!wb_ctl_put_uplink_counters(nlh, WB_CTL_U_COUNTERS, &c))
+		return false;
+	mnl_attr_nest_end(nlh, nest);
+	return true;
+}
+
+/* ---- the commands ------------------------------------------------------------------ */
+
+static void do_get_bond(struct ctl_client *c, const struct nlmsghdr *req)
+{
+	char buf[WB_CTL_MSG_MAX];
+	struct nlmsghdr *nlh = wb_ctl_msg_start(buf, WB_CTL_CMD_GET_BOND, 0, req->nlmsg_seq);
+
+	if (!put_bond(c->srv, nlh, loop_now()))
+		send_error(c, req, EMSGSIZE, "the reply does not fit a message");
+	else
+		send_msg(c, nlh);
+}
+
+static void do_get_uplinks(struct ctl_client *c, const struct nlmsghdr *req)
+{
+	for (unsigned i = 0; i < WB_MAX_UPLINKS; i++) {
+		char buf[WB_CTL_MSG_MAX];
+		struct nlmsghdr *nlh;
+
+		if (!wb_bond_uplink(c->srv->bc->bond, i))
+			continue;
+		nlh = wb_ctl_msg_start(buf, WB_CTL_CMD_GET_UPLINKS, NLM_F_MULTI, req->nlmsg_seq);
+		mnl_attr_put_strz(nlh, WB_CTL_A_BOND_NAME, c->srv->bc->conf->name);
+		if (put_uplink(c->srv, nlh, i) && !send_msg(c, nlh))
+			return; /* it stopped reading */
+	}
+	send_done(c, req);
+}
+
+static void do_reset_counters(struct ctl_client *c, const struct nlmsghdr *req)
+{
+	struct ctl_server *srv = c->srv;
+
+	srv->base = *wb_bond_counters(srv->bc->bond);
+	for (unsigned i = 0; i < WB_MAX_UPLINKS; i++) {
+		const struct wb_uplink *u = wb_bond_uplink(srv->bc->bond, i);
+
+		if (u)
+			srv->ubase[i] = u->c;
+	}
+	log_line(LOG_LVL_NOTICE, srv->bc->conf->name, NULL, "counters reset (uid %u)", (unsigned)c->uid);
+	send_error(c, req, 0, NULL);
+}
+
+static void do_set_sched(struct ctl_client *c, const struct nlmsghdr *req, const struct wb_ctl_msg *m)
+{
+	struct wb_bond *b = c->srv->bc->bond;
+	const char *policy = wb_ctl_str(m->a[WB_CTL_A_SCHED_POLICY], wb_bond_scheduler(b));
+	uint32_t off = b->tuning.sched_off;
+	char name[16];
+	int rc;
+
+	if (m->a[WB_CTL_A_SCHED_SET_ON])
+		off &= ~mnl_attr_get_u32(m->a[WB_CTL_A_SCHED_SET_ON]);
+	if (m->a[WB_CTL_A_SCHED_SET_OFF])
+		off |= mnl_attr_get_u32(m->a[WB_CTL_A_SCHED_SET_OFF]);
+	snprintf(name, sizeof(name), "%s", policy); /* policy may point into the bond */
+	rc = wb_bond_set_scheduler(b, name, off);
+	if (rc) {
+		send_error(c, req, -rc, "the scheduler refused the change");
+		return;
+	}
+	log_line(LOG_LVL_NOTICE, c->srv->bc->conf->name, NULL, "scheduler %s, rules off 0x%x (uid %u)", name, off,
+		 (unsigned)c->uid);
+	send_error(c, req, 0, NULL);
+}
+
+static int find_uplink(const struct wb_bond *b, const char *name)
+{
+	for (unsigned i = 0; i < WB_MAX_UPLINKS; i++) {
+		const struct wb_uplink *u = wb_bond_uplink(b, i);
+
+		if (u && !strcmp(u->name, name))
+			return (int)i;
+	}
+	return -1;
+}
+
+static void do_set_uplink(struct ctl_client *c, const struct nlmsghdr *req, const struct wb_ctl_msg *m)
+{
+	struct bond_ctx *bc = c->srv->bc;
+	const char *name = mnl_attr_get_str(m->u[WB_CTL_U_NAME]);
+	int i = find_uplink(bc->bond, name);
+	const struct wb_uplink *u;
+	char msg[96];
+	bool backup;
+	uint32_t weight;
+
+	if (i < 0) {
+		snprintf(msg, sizeof(msg), "no uplink '%s' in bond %s", name, bc->conf->name);
+		send_error(c, req, ENOENT, msg);
+		return;
+	}
+	if (bc->d->cfg.role != WB_ROLE_CLIENT) {
+		send_error(c, req, EPERM, "a server's uplinks are its client's: change them on the router");
+		return;
+	}
+	u = wb_bond_uplink(bc->bond, (unsigned)i);
+	backup = m->u[WB_CTL_U_BACKUP] ? mnl_attr_get_u8(m->u[WB_CTL_U_BACKUP]) : u->backup;
+	weight = m->u[WB_CTL_U_WEIGHT] ? mnl_attr_get_u32(m->u[WB_CTL_U_WEIGHT]) : u->weight;
+	wb_bond_set_uplink_role(bc->bond, (unsigned)i, backup, (uint16_t)weight);
+	if (m->u[WB_CTL_U_ENABLED])
+		daemon_enable_uplink(bc->d, i, mnl_attr_get_u8(m->u[WB_CTL_U_ENABLED]), loop_now());
+	log_line(LOG_LVL_NOTICE, bc->conf->name, name, "%s, weight %u, %s (uid %u)", backup ? "backup" : "active",
+		 weight, bc->d->socks[i].disabled ? "disabled" : "enabled", (unsigned)c->uid);
+	send_error(c, req, 0, NULL);
+}
+
+static bool changes(uint8_t cmd)
+{
+	return cmd == WB_CTL_CMD_RESET_COUNTERS || cmd == WB_CTL_CMD_SET_SCHED || cmd == WB_CTL_CMD_SET_UPLINK;
+}
+
+static void handle(struct ctl_client *c, const struct nlmsghdr *req, size_t len)
+{
+	struct wb_ctl_msg m;
+	char err[160];
+	int rc = wb_ctl_parse(req, len, WB_CTL_REQUEST, &m, err, sizeof(err));
+
+	if (rc) {
+		send_error(c, len >= sizeof(*req) ? req : NULL, -rc, err);
+		return;
+	}
+	if (changes(m.cmd) && !c->may_change) {
+		send_error(c, req, EPERM, "changes need root or CAP_NET_ADMIN");
+		return;
+	}
+	switch (m.cmd) {
+	case WB_CTL_CMD_GET_BOND:
+		do_get_bond(c, req);
+		break;
+	case WB_CTL_CMD_GET_UPLINKS:
+		do_get_uplinks(c, req);
+		break;
+	case WB_CTL_CMD_RESET_COUNTERS:
+		do_reset_counters(c, req);
+		break;
+	case WB_CTL_CMD_SET_SCHED:
+		do_set_sched(c, req, &m);
+		break;
+	case WB_CTL_CMD_SET_UPLINK:
+		do_set_uplink(c, req, &m);
+		break;
+	case WB_CTL_CMD_MONITOR:
+		c->monitor = true;
+		send_error(c, req, 0, NULL);
+		break;
+	default:
+		send_error(c, req, EOPNOTSUPP, "not a request");
+	}
+}
+
+/* ---- connections ------------------------------------------------------------------- */
+
+static void drop_client(struct ctl_client *c)
+{
+	struct ctl_server *srv = c->srv;
+	struct daemon *d = srv->bc->d;
+
+	for (int i = 0; i < CTL_MAX_CLIENTS; i++)
+		if (srv->clients[i] == c)
+			srv->clients[i] = NULL;
+	loop_del(&d->loop, &c->lfd);
+	close(c->lfd.fd);
+	free(c);
+}
+
+static void on_client(struct loop_fd *f, uint32_t events)
+{
+	struct ctl_client *c = container_of(f, struct ctl_client, lfd);
+	char buf[WB_CTL_MSG_MAX] __attribute__((aligned(4)));
+	ssize_t n;
+
+	if (events & (EPOLLHUP | EPOLLERR)) {
+		drop_client(c);
+		return;
+	}
+	n = recv(f->fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC);
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+		drop_client(c);
+		return;
+	}
+	if (n < 0)
+		return;
+	if ((size_t)n > sizeof(buf)) {
+		send_error(c, NULL, EMSGSIZE, "request larger than a control message may be");
+		return;
+	}
+	handle(c, (const struct nlmsghdr *)buf, (size_t)n);
+}
+
+static void on_accept(struct loop_fd *f, uint32_t events)
+{
+	struct ctl_server *srv = container_of(f, struct ctl_server, lfd);
+	struct daemon *d = srv->bc->d;
+	struct ctl_client *c;
+	int fd, slot = -1;
+
+	(void)events;
+	fd = accept4(f->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	for (int i = 0; i < CTL_MAX_CLIENTS && slot < 0; i++)
+		if (!srv->clients[i])
+			slot = i;
+	c = slot >= 0 ? calloc(1, sizeof(*c)) : NULL;
+	if (!c) {
+		close(fd); /* too many at once: the CLI says the daemon refused */
+		return;
+	}
+	*c = (struct ctl_client){ .srv = srv, .lfd = { .fd = fd, .cb = on_client }, .uid = (uid_t)-1 };
+	learn_peer(c);
+	if (loop_add(&d->loop, &c->lfd, EPOLLIN)) {
+		close(fd);
+		free(c);
+		return;
+	}
+	srv->clients[slot] = c;
+}
+
+/* ---- the socket file ----------------------------------------------------------------- */
+
+/* A socket file left by a daemon that died is removed; one that answers is another daemon's. */
+static int clear_stale(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd, rc;
+
+	if (access(path, F_OK))
+		return 0;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	close(fd);
+	if (!rc)
+		return -EADDRINUSE;
+	return unlink(path) ? -errno : 0;
+}
+
+static int socket_permissions(const struct daemon *d, const char *path)
+{
+	const char *group = d->cfg.control.group;
+	struct group *g;
+
+	if (!group[0])
+		return chmod(path, 0600) ? -errno : 0;
+	g = getgrnam(group);
+	if (!g)
+		return -ENOENT;
+	if (chown(path, 0, g->gr_gid) || chmod(path, 0660))
+		return -errno;
+	return 0;
+}
+
+static int open_server(struct daemon *d, struct bond_ctx *bc, struct ctl_server *srv)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	const char *dir = d->cfg.control.directory;
+	int fd, rc;
+
+	srv->bc = bc;
+	srv->lfd = (struct loop_fd){ .fd = -1, .cb = on_accept };
+	if (snprintf(srv->path, sizeof(srv->path), "%s/%s.sock", dir, bc->conf->name) >= (int)sizeof(srv->path))
+		return -ENAMETOOLONG;
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return -errno;
+	rc = clear_stale(srv->path);
+	if (rc)
+		return rc;
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", srv->path);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 8)) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	srv->lfd.fd = fd;
+	rc = socket_permissions(d, srv->path);
+	if (!rc)
+		rc = loop_add(&d->loop, &srv->lfd, EPOLLIN);
+	return rc;
+}
+
+int ctl_start(struct daemon *d)
+{
+	for (int i = 0; i < d->n_bonds; i++) {
+		struct bond_ctx *bc = &d->bonds[i];
+		int rc = open_server(d, bc, &bc->ctl);
+
+		if (rc) {
+			log_line(LOG_LVL_ERR, bc->conf->name, NULL, "control socket %s: %s%s", bc->ctl.path, strerror(-rc),
+				 rc == -EADDRINUSE ? " (another daemon runs this bond)"
+				 : rc == -ENOENT  ? " (control.group: no such group)"
+						  : "");
+			return rc;
+		}
+	}
+	return 0;
+}
+
+void ctl_stop(struct daemon *d)
+{
+	for (int i = 0; i < d->n_bonds; i++) {
+		struct ctl_server *srv = &d->bonds[i].ctl;
+
+		if (!srv->bc)
+			continue; /* never opened */
+		for (int k = 0; k < CTL_MAX_CLIENTS; k++)
+			if (srv->clients[k])
+				drop_client(srv->clients[k]);
+		if (srv->lfd.fd >= 0) {
+			loop_del(&d->loop, &srv->lfd);
+			close(srv->lfd.fd);
+			unlink(srv->path);
+			srv->lfd.fd = -1;
+		}
+	}
+}
+
+/* ---- events ---------------------------------------------------------------------------- */
+
+static void emit(struct ctl_server *srv, enum wb_ctl_event ev, const char *uplink, uint64_t count, const char *text)
+{
+	char buf[WB_CTL_MSG_MAX];
+	struct nlmsghdr *nlh = NULL;
+	struct nlattr *nest;
+
+	for (int i = 0; i < CTL_MAX_CLIENTS; i++) {
+		struct ctl_client *c = srv->clients[i];
+
+		if (!c || !c->monitor)
+			continue;
+		if (!nlh) {
+			nlh = wb_ctl_msg_start(buf, WB_CTL_CMD_EVENT, 0, 0);
+			mnl_attr_put_strz(nlh, WB_CTL_A_BOND_NAME, srv->bc->conf->name);
+			nest = mnl_attr_nest_start(nlh, WB_CTL_A_EVENT);
+			mnl_attr_put_u32(nlh, WB_CTL_E_TYPE, ev);
+			if (uplink)
+				mnl_attr_put_strz(nlh, WB_CTL_E_UPLINK, uplink);
+			if (count)
+				mnl_attr_put_u64(nlh, WB_CTL_E_COUNT, count);
+			if (text && *text)
+				mnl_attr_put_strz(nlh, WB_CTL_E_TEXT, text);
+			mnl_attr_nest_end(nlh, nest);
+		}
+		if (!send_msg(c, nlh))
+			srv->events_dropped++;
+	}
+}
+
+static void watch_uplink(struct ctl_server *srv, unsigned i, const struct wb_uplink *u)
+{
+	static const enum wb_ctl_event by_state[] = {
+		[WB_UPLINK_DOWN] = WB_CTL_EV_UPLINK_DOWN,
+		[WB_UPLINK_UP] = WB_CTL_EV_UPLINK_UP,
+		[WB_UPLINK_STALE] = WB_CTL_EV_UPLINK_STALE,
+	};
+	char text[WB_ENDPOINT_STRLEN + 16];
+
+	if (u->state != srv->seen.state[i] && u->state != WB_UPLINK_PROBING)
+		emit(srv, by_state[u->state], u->name, 0, wb_uplink_state_name(u->state));
+	srv->seen.state[i] = (uint8_t)u->state;
+	if (u->c.endpoint_changes != srv->seen.endpoint_changes[i]) {
+		char ep[WB_ENDPOINT_STRLEN];
+
+		wb_endpoint_format(ep, &u->endpoint);
+		snprintf(text, sizeof(text), "peer now at %s", ep);
+		emit(srv, WB_CTL_EV_ADDRESS_CHANGE, u->name, u->c.endpoint_changes - srv->seen.endpoint_changes[i], text);
+		srv->seen.endpoint_changes[i] = u->c.endpoint_changes;
+	}
+}
+
+/* Whether only backups carry traffic: no active uplink is usable and a backup is. */
+static bool on_backup(const struct wb_bond *b)
+{
+	bool active = false, backup = false;
+
+	for (unsigned i = 0; i < WB_MAX_UPLINKS; i++) {
+		const struct wb_uplink *u = wb_bond_uplink(b, i);
+
+		if (u && wb_uplink_usable(u)) {
+			active |= !u->backup;
+			backup |= u->backup;
+		}
+	}
+	return backup && !active;
+}
+
+static void watch_bursts(struct ctl_server *srv, const struct wb_bond_counters *c, uint64_t now)
+{
+	struct ctl_seen *s = &srv->seen;
+	char text[64];
+
+	if (now < s->burst_due_ns)
+		return;
+	if (c->opp_reinject_events != s->reinject_events) {
+		snprintf(text, sizeof(text), "%" PRIu64 " packets copied in all", c->opp_reinject);
+		emit(srv, WB_CTL_EV_REINJECTION, NULL, c->opp_reinject_events - s->reinject_events, text);
+	}
+	if (c->penalised != s->penalised)
+		emit(srv, WB_CTL_EV_PENALTY, NULL, c->penalised - s->penalised, NULL);
+	if (c->reorder_skips != s->reorder_skips)
+		emit(srv, WB_CTL_EV_REORDER_SKIP, NULL, c->reorder_skips - s->reorder_skips, NULL);
+	if (c->opp_reinject_events != s->reinject_events || c->penalised != s->penalised ||
+	    c->reorder_skips != s->reorder_skips)
+		s->burst_due_ns = now + NS_PER_SEC;
+	s->reinject_events = c->opp_reinject_events;
+	s->penalised = c->penalised;
+	s->reorder_skips = c->reorder_skips;
+}
+
+static void watch_bond(struct ctl_server *srv, uint64_t now)
+{
+	const struct wb_bond *b = srv->bc->bond;
+	uint64_t born = wb_bond_session_born(b);
+	bool backup = on_backup(b);
+
+	for (unsigned i = 0; i < WB_MAX_UPLINKS; i++) {
+		const struct wb_uplink *u = wb_bond_uplink(b, i);
+
+		if (u)
+			watch_uplink(srv, i, u);
+	}
+	if (born != srv->seen.session_born && born)
+		emit(srv, WB_CTL_EV_HANDSHAKE, NULL, 0, "new session keys");
+	srv->seen.session_born = born;
+	if (backup != srv->seen.on_backup)
+		emit(srv, WB_CTL_EV_FAILOVER, NULL, 0, backup ? "to the backup uplinks" : "back to the active uplinks");
+	srv->seen.on_backup = backup;
+	watch_bursts(srv, wb_bond_counters(b), now);
+}
+
+void ctl_watch(struct daemon *d, uint64_t now)
+{
+	for (int i = 0; i < d->n_bonds; i++)
+		if (d->bonds[i].ctl.bc)
+			watch_bond(&d->bonds[i].ctl, now);
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The control socket of each bond (DIRECTORY/BOND.sock, SOCK_SEQPACKET):
+ * the wanbond CLI reads the bond and its uplinks, resets counters, changes
+ * the scheduler and the uplinks, and subscribes to events, in the messages
+ * of lib/ctl.h. Anyone who can connect may read (the socket is root's and
+ * its group's, rw for both); changes need root or CAP_NET_ADMIN, checked
+ * on the peer's credentials.
+ */
+#ifndef WB_DAEMON_CONTROL_H
+#define WB_DAEMON_CONTROL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/un.h>
+
+#include "counters.h"
+#include "loop.h"
+#include "wire.h"
+
+#define CTL_MAX_CLIENTS 16
+
+struct bond_ctx;
+struct ctl_client;
+
+/* What the event watch saw last, to report changes. */
+struct ctl_seen {
+	uint8_t state[WB_MAX_UPLINKS];
+	uint64_t endpoint_changes[WB_MAX_UPLINKS];
+	uint64_t session_born, reinject_events, penalised, reorder_skips;
+	bool on_backup;
+	uint64_t burst_due_ns; /* bursts (reinjection, penalty, skips) are told at most once a second */
+};
+
+struct ctl_server {
+	struct bond_ctx *bc;
+	struct loop_fd lfd;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	struct ctl_client *clients[CTL_MAX_CLIENTS];
+	/* Counters as they were at the last reset: what is shown is the difference. */
+	struct wb_bond_counters base;
+	struct wb_uplink_counters ubase[WB_MAX_UPLINKS];
+	struct ctl_seen seen;
+	uint64_t events_dropped; /* a monitor that did not read fast enough */
+};
+
+struct daemon;
+
+/* Opens every bond's control socket; on error says what and returns -errno. */
+int ctl_start(struct daemon *d);
+/* Closes them and removes their files. */
+void ctl_stop(struct daemon *d);
+/* Tells the monitors what changed since the last call. */
+void ctl_watch(struct daemon *d, uint64_t now);
+
+#endif
