@@ -11,6 +11,7 @@
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 SBINDIR ?= $(PREFIX)/sbin
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 DESTDIR ?=
 BUILD ?= build
 CC ?= gcc
@@ -41,6 +42,17 @@ LIB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard lib/*.c))
 DAEMON_MAIN := daemon/main.c
 DAEMON_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out $(DAEMON_MAIN),$(wildcard daemon/*.c)))
 SYS_LIBS := -lcrypto -lconfig -lmnl
+# SYSTEMD=1: daemon/notify.c calls sd_notify from libsystemd (the default when
+# pkg-config finds it); SYSTEMD=0 (OpenWrt) sends the notifications itself.
+ifeq ($(origin SYSTEMD),undefined)
+SYSTEMD := $(shell pkg-config --exists libsystemd 2>/dev/null && echo 1 || echo 0)
+endif
+ifeq ($(SYSTEMD),1)
+BASE_CFLAGS += -DWB_HAVE_SYSTEMD=1
+SYS_LIBS += $(shell pkg-config --libs libsystemd)
+else
+BASE_CFLAGS += -DWB_HAVE_SYSTEMD=0
+endif
 INCLUDES := -Ilib -Idaemon -Itools/linkem
 
 # The link emulator: pure model (unit tested, fuzzed, reused by the simulator) and its I/O.
@@ -58,11 +70,14 @@ SIM_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/sim/*.c))
 SIM_BIN := $(BUILD)/tests/sim/wbsim
 # Small programs the namespace tests drive (tests/tools/*.c).
 TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(wildcard tests/tools/*.c))
+# notify_probe once more on notify.c's own sender (as SYSTEMD=0 builds it), so
+# tests/netns/test_systemd.sh covers both sides of WB_HAVE_SYSTEMD on one machine.
+TOOL_BINS += $(if $(wildcard tests/tools/notify_probe.c),$(BUILD)/tests/tools/notify_probe-nosd)
 
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 .PHONY: all deps check check-unit check-netns demo bench fuzz install clean unit-bins replay-bins tool-bins
-all: $(BUILD)/bin/linkem $(if $(wildcard $(DAEMON_MAIN)),$(BUILD)/bin/wanbondd)
+all: $(BUILD)/bin/linkem $(if $(wildcard $(DAEMON_MAIN)),$(BUILD)/bin/wanbondd) $(BUILD)/bin/wanbond
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
@@ -77,6 +92,12 @@ $(BUILD)/libwanbondd.a: $(DAEMON_OBJ)
 	$(call quiet,AR,$@)$(AR) rcs $@ $^
 
 $(BUILD)/bin/wanbondd: $(BUILD)/daemon/main.o $(BUILD)/libwanbondd.a $(BUILD)/libwanbond.a
+	@mkdir -p $(@D)
+	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(SYS_LIBS) -lm
+
+# The CLI: the control family's codec (lib/ctl.c) and the rule names come from libwanbond.
+CLI_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard cli/*.c))
+$(BUILD)/bin/wanbond: $(CLI_OBJ) $(BUILD)/libwanbond.a
 	@mkdir -p $(@D)
 	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(SYS_LIBS) -lm
 
@@ -115,6 +136,14 @@ $(BUILD)/tests/sim/%.o: ALL_CFLAGS += -Wno-missing-prototypes
 
 $(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(TEST_LIBS)
 	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(SYS_LIBS) -lm
+
+$(BUILD)/nosd/%.o: %.c
+	@mkdir -p $(@D)
+	$(call quiet,CC,$@)$(CC) $(filter-out -DWB_HAVE_SYSTEMD=%,$(ALL_CFLAGS)) -DWB_HAVE_SYSTEMD=0 $(INCLUDES) -c -o $@ $<
+
+$(BUILD)/tests/tools/notify_probe-nosd: $(patsubst %,$(BUILD)/nosd/%.o,tests/tools/notify_probe daemon/notify daemon/log)
+	@mkdir -p $(@D)
+	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^
 
 unit-bins: $(UNIT_BINS) $(SIM_BIN)
 tool-bins: $(TOOL_BINS)
@@ -156,7 +185,12 @@ fuzz: deps
 install: all
 	install -d $(DESTDIR)$(BINDIR)
 	install -m 0755 $(BUILD)/bin/linkem $(DESTDIR)$(BINDIR)/linkem
+	install -m 0755 $(BUILD)/bin/wanbond $(DESTDIR)$(BINDIR)/wanbond
 	$(if $(wildcard $(DAEMON_MAIN)),install -d $(DESTDIR)$(SBINDIR) && install -m 0755 $(BUILD)/bin/wanbondd $(DESTDIR)$(SBINDIR)/wanbondd)
+	install -d $(DESTDIR)$(SYSTEMDUNITDIR)
+	sed 's|^ExecStart=/usr/sbin/|ExecStart=$(SBINDIR)/|' init/wanbond@.service >$(DESTDIR)$(SYSTEMDUNITDIR)/wanbond@.service
+	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/wanbond@.service
+	install -m 0644 init/wanbond.target $(DESTDIR)$(SYSTEMDUNITDIR)/wanbond.target
 
 clean:
 	rm -rf $(BUILD)

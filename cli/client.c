@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+#include "client.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <linux/netlink.h>
+
+int ctl_connect(struct ctl_conn *c, const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+	memset(c, 0, sizeof(*c));
+	snprintf(c->path, sizeof(c->path), "%s", path);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	c->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (c->fd < 0)
+		return -errno;
+	if (connect(c->fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		int rc = -errno;
+
+		close(c->fd);
+		c->fd = -1;
+		return rc;
+	}
+	return 0;
+}
+
+void ctl_close(struct ctl_conn *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+}
+
+/*
+ * One message from the daemon. Returns 1 if it ends the request (an ack,
+ * an error, NLMSG_DONE, or the single reply of a get), 0 to read on, or
+ * a negative errno.
+ */
+static int take(struct ctl_conn *c, const struct nlmsghdr *nlh, size_t len, ctl_reply_cb cb, void *data)
+{
+	struct wb_ctl_msg m;
+	const char *msg;
+	int error, rc;
+
+	if (len >= sizeof(*nlh) && nlh->nlmsg_type == NLMSG_ERROR) {
+		if (wb_ctl_read_error(nlh, len, &error, &msg))
+			return -EBADMSG;
+		snprintf(c->error, sizeof(c->error), "%s", msg);
+		return error ? error : 1;
+	}
+	if (len >= sizeof(*nlh) && nlh->nlmsg_type == NLMSG_DONE)
+		return 1;
+	rc = wb_ctl_parse(nlh, len, WB_CTL_REPLY, &m, c->error, sizeof(c->error));
+	if (rc)
+		return rc;
+	if (cb && (rc = cb(&m, data)))
+		return rc < 0 ? rc : -ECANCELED;
+	return (nlh->nlmsg_flags & NLM_F_MULTI) ? 0 : 1;
+}
+
+static int receive(struct ctl_conn *c, void *buf, size_t size)
+{
+	ssize_t n = recv(c->fd, buf, size, MSG_TRUNC);
+
+	if (n < 0)
+		return errno == EINTR ? -EINTR : -errno;
+	if (n == 0)
+		return -ECONNRESET;
+	if ((size_t)n > size)
+		return -EMSGSIZE;
+	return (int)n;
+}
+
+int ctl_request(struct ctl_conn *c, struct nlmsghdr *nlh, ctl_reply_cb cb, void *data)
+{
+	char buf[WB_CTL_MSG_MAX] __attribute__((aligned(4)));
+	int rc;
+
+	c->error[0] = 0;
+	nlh->nlmsg_seq = ++c->seq;
+	nlh->nlmsg_flags |= NLM_F_REQUEST;
+	if (send(c->fd, nlh, nlh->nlmsg_len, MSG_NOSIGNAL) != (ssize_t)nlh->nlmsg_len)
+		return -errno;
+	do {
+		int n = receive(c, buf, sizeof(buf));
+
+		if (n < 0)
+			return n;
+		if (((struct nlmsghdr *)buf)->nlmsg_seq != c->seq)
+			continue; /* an event of an earlier subscription */
+		rc = take(c, (struct nlmsghdr *)buf, (size_t)n, cb, data);
+	} while (rc == 0);
+	return rc < 0 ? rc : 0;
+}
+
+int ctl_read_event(struct ctl_conn *c, ctl_reply_cb cb, void *data)
+{
+	char buf[WB_CTL_MSG_MAX] __attribute__((aligned(4)));
+	int n = receive(c, buf, sizeof(buf)), rc;
+
+	if (n < 0)
+		return n;
+	rc = take(c, (struct nlmsghdr *)buf, (size_t)n, cb, data);
+	return rc < 0 ? rc : 0;
+}
