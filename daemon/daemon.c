@@ -189,6 +189,91 @@ void daemon_enable_uplink(struct daemon *d, int i, bool enabled, uint64_t now)
 		wb_bond_set_uplink_available(d->bonds[0].bond, (unsigned)i, enabled, now);
 }
 
+/* Takes uplink i out of use at once: its interface went down or its address changed. */
+static void close_uplink(struct daemon *d, int i, const char *why, uint64_t now)
+{
+	struct sock_ctx *sc = &d->socks[i];
+
+	if (!sc->open)
+		return;
+	loop_del(&d->loop, &sc->udp.lfd);
+	udp_close(&sc->udp);
+	sc->open = false;
+	snprintf(sc->why, sizeof(sc->why), "%s", why);
+	wb_bond_set_uplink_available(d->bonds[0].bond, (unsigned)i, false, now);
+}
+
+/*
+ * An uplink's interface changed: down or gone, the uplink is out of use at
+ * once (the probes would take a second); up, or new, its socket opens and
+ * probing brings it back.
+ */
+static void on_link_event(void *ctx, const struct rtnl_link_event *ev)
+{
+	struct daemon *d = ctx;
+	uint64_t now = loop_now();
+	char why[96];
+
+	for (int i = 0; i < d->n_socks; i++) {
+		struct sock_ctx *sc = &d->socks[i];
+
+		if (strcmp(sc->conf->interface, ev->ifname))
+			continue;
+		sc->ifindex = ev->removed ? 0 : ev->ifindex;
+		sc->link_down = !ev->up;
+		if ((!ev->up || ev->removed) && sc->open) {
+			snprintf(why, sizeof(why), "interface %s %s", ev->ifname, ev->removed ? "removed" : "down");
+			log_line(LOG_LVL_NOTICE, d->cfg.name, sc->conf->name, "%s: out of use", why);
+			close_uplink(d, i, why, now);
+		} else if (ev->up && !sc->open) {
+			log_line(LOG_LVL_NOTICE, d->cfg.name, sc->conf->name, "interface %s up: opening", ev->ifname);
+			open_uplink(d, i, now);
+		}
+	}
+}
+
+/* An address came or went on an uplink's interface: its socket is bound again, then probed. */
+static void on_addr_event(void *ctx, const struct rtnl_addr_event *ev)
+{
+	struct daemon *d = ctx;
+	uint64_t now = loop_now();
+
+	for (int i = 0; i < d->n_socks; i++) {
+		struct sock_ctx *sc = &d->socks[i];
+
+		/* A link going down drops its IPv6 addresses too: that is the link's event, not a new address. */
+		if (!sc->ifindex || sc->ifindex != ev->ifindex || sc->link_down)
+			continue;
+		log_line(LOG_LVL_NOTICE, d->cfg.name, sc->conf->name, "address %s on %s: binding the socket again",
+			 ev->removed ? "removed" : "added", sc->conf->interface);
+		close_uplink(d, i, "binding again after an address change", now);
+		if (open_uplink(d, i, now))
+			d->next_reopen_ns = now + REOPEN_INTERVAL_NS; /* e.g. its source address went away */
+	}
+}
+
+static const struct rtnl_events_ops event_ops = { .link = on_link_event, .addr = on_addr_event };
+
+/* Client: the uplinks' interfaces followed from now on; their indexes known from the start. */
+static int follow_interfaces(struct daemon *d)
+{
+	int rc;
+
+	for (int i = 0; i < d->n_socks; i++) {
+		uint32_t mtu;
+
+		if (d->socks[i].conf->interface[0] &&
+		    wb_rtnl_link_get(d->rtnl, d->socks[i].conf->interface, &d->socks[i].ifindex, &mtu))
+			d->socks[i].ifindex = 0; /* not there yet: its link event will tell */
+	}
+	rc = rtnl_events_open(&d->events, &event_ops, d);
+	if (!rc)
+		rc = loop_add(&d->loop, &d->events.lfd, EPOLLIN);
+	if (rc)
+		log_line(LOG_LVL_ERR, d->cfg.name, NULL, "cannot follow the interfaces (rtnetlink): %s", strerror(-rc));
+	return rc;
+}
+
 /* Uplinks whose interface or address was missing get another chance now and then. */
 static void reopen_uplinks(struct daemon *d, uint64_t now)
 {
@@ -196,7 +281,7 @@ static void reopen_uplinks(struct daemon *d, uint64_t now)
 		return;
 	d->next_reopen_ns = UINT64_MAX;
 	for (int i = 0; i < d->n_socks; i++) {
-		if (!d->socks[i].open && open_uplink(d, i, now))
+		if (!d->socks[i].open && !d->socks[i].link_down && open_uplink(d, i, now))
 			d->next_reopen_ns = now + REOPEN_INTERVAL_NS;
 	}
 }
@@ -495,6 +580,8 @@ int daemon_start(struct daemon *d)
 		rc = start_bond(d, i);
 		d->n_bonds = i + 1;
 	}
+	if (!rc && d->cfg.role == WB_ROLE_CLIENT)
+		rc = follow_interfaces(d);
 	if (!rc)
 		rc = ctl_start(d);
 	d->watchdog_ns = notify_init();
@@ -621,6 +708,10 @@ void daemon_stop(struct daemon *d)
 	for (int i = d->n_socks - 1; i >= 0; i--)
 		udp_free(&d->socks[i].udp);
 	wb_device_free(d->dev);
+	if (d->events.nl) {
+		loop_del(&d->loop, &d->events.lfd);
+		rtnl_events_close(&d->events);
+	}
 	if (d->rtnl)
 		wb_rtnl_close(d->rtnl);
 	loop_close(&d->loop);

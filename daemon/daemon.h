@@ -16,6 +16,7 @@
 #include "log.h"
 #include "loop.h"
 #include "rtnl.h"
+#include "rtnl_events.h"
 #include "udp.h"
 #include "wanbond.h"
 
@@ -42,6 +43,8 @@ struct sock_ctx {
 	const struct wb_conf_uplink *conf; /* NULL on a server */
 	bool open;
 	bool disabled;                     /* by the operator: kept out of use */
+	int ifindex;                       /* of its interface, 0 if unknown or none */
+	bool link_down;                    /* its interface is down or gone (rtnetlink says) */
 	char why[128];                     /* why it is not open */
 	struct log_limit error_limit;
 };
@@ -51,6 +54,7 @@ struct daemon {
 	struct loop loop;
 	struct wb_device *dev;
 	struct wb_rtnl *rtnl;
+	struct rtnl_events events; /* client: the uplinks' interfaces followed */
 	struct bond_ctx bonds[WB_MAX_PEERS];
 	int n_bonds;
 	struct sock_ctx socks[WB_MAX_UPLINKS];
