@@ -92,8 +92,12 @@ int ctl_request(struct ctl_conn *c, struct nlmsghdr *nlh, ctl_reply_cb cb, void 
 
 		if (n < 0)
 			return n;
-		if (((struct nlmsghdr *)buf)->nlmsg_seq != c->seq)
-			continue; /* an event of an earlier subscription */
+		if ((size_t)n < sizeof(struct nlmsghdr))
+			return -EBADMSG;
+		/* An event of an earlier subscription; an error with no seq answers a request it could not read. */
+		if (((struct nlmsghdr *)buf)->nlmsg_seq != c->seq &&
+		    !(((struct nlmsghdr *)buf)->nlmsg_seq == 0 && ((struct nlmsghdr *)buf)->nlmsg_type == NLMSG_ERROR))
+			continue;
 		rc = take(c, (struct nlmsghdr *)buf, (size_t)n, cb, data);
 	} while (rc == 0);
 	return rc < 0 ? rc : 0;

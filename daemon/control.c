@@ -33,7 +33,6 @@
 struct ctl_client {
 	struct ctl_server *srv;
 	struct loop_fd lfd;
-	bool may_change; /* root or CAP_NET_ADMIN */
 	bool monitor;
 	uid_t uid;
 	pid_t pid;
@@ -41,7 +40,22 @@ struct ctl_client {
 
 /* ---- the peer's rights ----------------------------------------------------------- */
 
-/* Whether process pid holds cap in its effective set (from /proc: SO_PEERCRED gives no capabilities). */
+/* Whether process pid lives in our user namespace: its capabilities mean something here only then. */
+static bool same_user_namespace(pid_t pid)
+{
+	char path[64];
+	struct stat ours, theirs;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
+	return !stat("/proc/self/ns/user", &ours) && !stat(path, &theirs) && ours.st_ino == theirs.st_ino &&
+	       ours.st_dev == theirs.st_dev;
+}
+
+/*
+ * Whether process pid holds cap in its effective set, in our user
+ * namespace (SO_PEERCRED gives no capabilities: /proc does; a process in
+ * a user namespace of its own has them all there, and none here).
+ */
 static bool has_capability(pid_t pid, int cap)
 {
 	char path[64], line[256];
@@ -49,6 +63,8 @@ static bool has_capability(pid_t pid, int cap)
 	bool found = false;
 	FILE *f;
 
+	if (pid <= 0 || !same_user_namespace(pid))
+		return false;
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	f = fopen(path, "re");
 	if (!f)
@@ -71,7 +87,16 @@ static void learn_peer(struct ctl_client *c)
 		return; /* unknown: may read, may not change */
 	c->uid = cred.uid;
 	c->pid = cred.pid;
-	c->may_change = cred.uid == 0 || has_capability(cred.pid, CAP_NET_ADMIN);
+}
+
+/*
+ * Root (its uid, fixed when it connected, translated into our namespace)
+ * may change; so may a process with CAP_NET_ADMIN, asked when the request
+ * is handled.
+ */
+static bool may_change(const struct ctl_client *c)
+{
+	return c->uid == 0 || has_capability(c->pid, CAP_NET_ADMIN);
 }
 
 /* ---- sending ------------------------------------------------------------------------ */
@@ -323,7 +348,7 @@ static void handle(struct ctl_client *c, const struct nlmsghdr *req, size_t len)
 		send_error(c, len >= sizeof(*req) ? req : NULL, -rc, err);
 		return;
 	}
-	if (changes(m.cmd) && !c->may_change) {
+	if (changes(m.cmd) && !may_change(c)) {
 		send_error(c, req, EPERM, "changes need root or CAP_NET_ADMIN");
 		return;
 	}
@@ -460,6 +485,7 @@ static int open_server(struct daemon *d, struct bond_ctx *bc, struct ctl_server 
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	const char *dir = d->cfg.control.directory;
+	mode_t old_mask;
 	int fd, rc;
 
 	srv->bc = bc;
@@ -475,8 +501,11 @@ static int open_server(struct daemon *d, struct bond_ctx *bc, struct ctl_server 
 	if (fd < 0)
 		return -errno;
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", srv->path);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 8)) {
-		rc = -errno;
+	old_mask = umask(0177); /* the file is ours alone until its group is set */
+	rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ? -errno : 0;
+	umask(old_mask);
+	if (rc || listen(fd, 8)) {
+		rc = rc ? rc : -errno;
 		close(fd);
 		return rc;
 	}
@@ -549,8 +578,9 @@ static void emit(struct ctl_server *srv, enum wb_ctl_event ev, const char *uplin
 				mnl_attr_put_strz(nlh, WB_CTL_E_TEXT, text);
 			mnl_attr_nest_end(nlh, nest);
 		}
-		if (!send_msg(c, nlh))
-			srv->events_dropped++;
+		if (!send_msg(c, nlh) && !srv->events_dropped++)
+			log_line(LOG_LVL_WARNING, srv->bc->conf->name, NULL,
+				 "a monitor (uid %u) does not read its events: dropping them", (unsigned)c->uid);
 	}
 }
 
