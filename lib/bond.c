@@ -179,6 +179,8 @@ void wb_bond_uplink_transition(struct wb_bond *b, struct wb_uplink *u, enum wb_u
  */
 static void uplink_acked(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
 {
+	if (!u->available)
+		return; /* an answer to what it sent before it went out of use brings nothing back */
 	u->last_answer_ns = now;
 	if (u->state == WB_UPLINK_STALE)
 		wb_bond_uplink_transition(b, u, WB_UPLINK_UP, now, "answers again");
@@ -187,6 +189,9 @@ static void uplink_acked(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
 /* One of our probes (or the handshake) was answered. */
 static void uplink_answered(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
 {
+	/* Out of use (no socket, or switched off): answers to its last probes bring it back only once it is usable. */
+	if (!u->available)
+		return;
 	u->last_answer_ns = now;
 	u->answers_in_row++;
 	switch (u->state) {
