@@ -964,6 +964,33 @@ static int parse_peer(struct parse *p, config_setting_t *g, int index)
 	return parse_bond(&s, &s, peer);
 }
 
+/*
+ * table: a policy rule sends what carries the uplink's mark to that routing
+ * table (which the system fills, e.g. netifd's ip4table); it needs a mark,
+ * and keeps clear of the tables every system has.
+ */
+static int read_policy_rule(const struct sect *s, struct wb_conf_uplink *up)
+{
+	long long table = 0, priority = 0;
+	config_setting_t *at;
+	int ret;
+
+	if ((ret = read_range(s, "table", 1, UINT32_MAX, &table)) ||
+	    (ret = read_range(s, "rule_priority", 1, 32765, &priority)))
+		return ret;
+	at = config_setting_get_member(s->set, "table");
+	if (table && !up->has_fwmark)
+		return report_key(s, at, "table", "a policy rule needs the uplink's fwmark");
+	if (table >= 253 && table <= 255)
+		return report_key(s, at, "table", "%lld is the system's (default, main, local)", table);
+	if (priority && !table)
+		return report_key(s, config_setting_get_member(s->set, "rule_priority"), "rule_priority",
+				  "without a table there is no rule");
+	up->table = (uint32_t)table;
+	up->rule_priority = (uint32_t)priority;
+	return 0;
+}
+
 static int read_uplink_binding(const struct sect *s, struct wb_conf_uplink *up)
 {
 	config_setting_t *ifname, *source;
@@ -982,6 +1009,8 @@ static int read_uplink_binding(const struct sect *s, struct wb_conf_uplink *up)
 				  config_setting_get_string(source));
 	up->fwmark = (uint32_t)fwmark;
 	up->has_fwmark = fwmark != 0;
+	if ((ret = read_policy_rule(s, up)))
+		return ret;
 	if (!ifname && !source && !up->has_fwmark)
 		return report(s->p, s->set, "%sneeds at least one of interface, source and fwmark", s->scope);
 	return 0;
@@ -989,7 +1018,8 @@ static int read_uplink_binding(const struct sect *s, struct wb_conf_uplink *up)
 
 static int parse_uplink(struct parse *p, config_setting_t *g, int index)
 {
-	static const char *const keys[] = { "name", "interface", "source", "fwmark", "weight", "backup", NULL };
+	static const char *const keys[] = { "name",	  "interface", "source", "fwmark", "table",
+					    "rule_priority", "weight",    "backup", NULL };
 	struct wb_conf_uplink *up = &p->cfg->uplinks[index];
 	struct sect s = { p, NULL, "", "" };
 	char scope[64];
@@ -1000,6 +1030,8 @@ static int parse_uplink(struct parse *p, config_setting_t *g, int index)
 	if (ret || (ret = read_uplink_binding(&s, up)) ||
 	    (ret = read_u32(&s, "weight", 1, WEIGHT_MAX, &up->weight)))
 		return ret;
+	if (up->table && !up->rule_priority)
+		up->rule_priority = WB_RULE_PRIORITY_BASE + (uint32_t)index;
 	return read_bool(&s, "backup", &up->backup);
 }
 

@@ -60,10 +60,17 @@ struct wb_conf_uplink {
 	struct sockaddr_storage source; /* family AF_UNSPEC when not set; port 0 unless given */
 	uint32_t fwmark;
 	bool has_fwmark;
+	uint32_t table;         /* a policy rule "fwmark lookup table" for it; 0: none */
+	uint32_t rule_priority; /* that rule's priority */
 	bool backup;
 	uint32_t weight; /* share of new traffic relative to the other uplinks, default 1 */
 	int line;
 };
+
+/* The policy rules' priorities by default: below mwan3's (1000 and up), one per uplink. */
+#define WB_RULE_PRIORITY_BASE 900
+/* mwan3's default mark mask: our marks had better stay out of it when both run. */
+#define WB_MWAN3_MARK_MASK 0x3F00u
 
 /* Protocol timing; every field has a default (see config.c). */
 struct wb_conf_timers {

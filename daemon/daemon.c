@@ -254,6 +254,39 @@ static void on_addr_event(void *ctx, const struct rtnl_addr_event *ev)
 
 static const struct rtnl_events_ops event_ops = { .link = on_link_event, .addr = on_addr_event };
 
+/* The policy rules the configuration asks for, IPv4 and IPv6: added at start, removed at exit. */
+static int policy_rules(struct daemon *d, bool add)
+{
+	static const int families[] = { AF_INET, AF_INET6 };
+	int rc = 0;
+
+	for (int i = 0; i < d->cfg.n_uplinks; i++) {
+		const struct wb_conf_uplink *u = &d->cfg.uplinks[i];
+
+		if (!u->table)
+			continue;
+		if (add && (u->fwmark & WB_MWAN3_MARK_MASK))
+			log_line(LOG_LVL_WARNING, d->cfg.name, u->name,
+				 "fwmark 0x%x overlaps mwan3's mark mask 0x%x: with mwan3 on this router, pick a mark outside it",
+				 u->fwmark, WB_MWAN3_MARK_MASK);
+		for (int f = 0; f < 2; f++) {
+			int err = add ? wb_rtnl_rule_add(d->rtnl, families[f], u->fwmark, u->table, u->rule_priority)
+				      : wb_rtnl_rule_del(d->rtnl, families[f], u->fwmark, u->table, u->rule_priority);
+
+			if (err && add) {
+				log_line(LOG_LVL_ERR, d->cfg.name, u->name, "policy rule fwmark 0x%x table %u priority %u: %s%s%s",
+					 u->fwmark, u->table, u->rule_priority, strerror(-err), *wb_rtnl_error(d->rtnl) ? ": " : "",
+					 wb_rtnl_error(d->rtnl));
+				rc = err;
+			}
+		}
+		if (add && !rc)
+			log_line(LOG_LVL_INFO, d->cfg.name, u->name, "policy rule: fwmark 0x%x lookup %u, priority %u", u->fwmark,
+				 u->table, u->rule_priority);
+	}
+	return rc;
+}
+
 /* Client: the uplinks' interfaces followed from now on; their indexes known from the start. */
 static int follow_interfaces(struct daemon *d)
 {
@@ -582,6 +615,10 @@ int daemon_start(struct daemon *d)
 	}
 	if (!rc && d->cfg.role == WB_ROLE_CLIENT)
 		rc = follow_interfaces(d);
+	if (!rc && d->cfg.role == WB_ROLE_CLIENT) {
+		rc = policy_rules(d, true);
+		d->rules_added = true; /* even in part: the removal skips what is not there */
+	}
 	if (!rc)
 		rc = ctl_start(d);
 	d->watchdog_ns = notify_init();
@@ -617,7 +654,7 @@ static int reload_uplinks(struct daemon *d, const struct wb_config *next)
 			continue;
 		}
 		if (strcmp(nu->interface, cur->interface) || memcmp(&nu->source, &cur->source, sizeof(nu->source)) ||
-		    nu->fwmark != cur->fwmark) {
+		    nu->fwmark != cur->fwmark || nu->table != cur->table || nu->rule_priority != cur->rule_priority) {
 			log_line(LOG_LVL_WARNING, d->cfg.name, cur->name, "reload: a new binding takes a restart");
 			pending++;
 		}
@@ -699,6 +736,8 @@ void daemon_stop(struct daemon *d)
 
 	notify_stopping();
 	ctl_stop(d);
+	if (d->rules_added)
+		policy_rules(d, false);
 	for (int i = 0; i < d->n_bonds; i++)
 		if (d->bonds[i].bond)
 			wb_bond_close(d->bonds[i].bond, now);

@@ -55,6 +55,7 @@ struct daemon {
 	struct wb_device *dev;
 	struct wb_rtnl *rtnl;
 	struct rtnl_events events; /* client: the uplinks' interfaces followed */
+	bool rules_added;          /* client: the policy rules, removed at exit */
 	struct bond_ctx bonds[WB_MAX_PEERS];
 	int n_bonds;
 	struct sock_ctx socks[WB_MAX_UPLINKS];

@@ -17,6 +17,7 @@
 #include <linux/if_addr.h>
 #include <linux/if_link.h>
 #include <linux/netlink.h>
+#include <linux/fib_rules.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
 
@@ -410,6 +411,50 @@ int wb_rtnl_route_del(struct wb_rtnl *r, int ifindex, const struct wb_prefix *ds
 
 	/* Gone already (or its table is): what we wanted. */
 	if (err == -ESRCH || err == -ENOENT) {
+		r->error[0] = '\0';
+		return 0;
+	}
+	return err;
+}
+
+/* A policy rule request: "fwmark MARK lookup TABLE priority PRIO" in family. */
+static int rule_request(struct wb_rtnl *r, uint16_t type, uint16_t flags, int family, uint32_t fwmark, uint32_t table,
+			uint32_t priority)
+{
+	char buf[RTNL_REQ_SIZE];
+	struct nlmsghdr *nlh;
+	struct fib_rule_hdr *frh;
+
+	r->error[0] = '\0';
+	nlh = rtnl_msg(buf, type, flags);
+	frh = mnl_nlmsg_put_extra_header(nlh, sizeof(*frh));
+	frh->family = (uint8_t)family;
+	frh->action = FR_ACT_TO_TBL;
+	frh->table = table < 256 ? (uint8_t)table : RT_TABLE_UNSPEC;
+	mnl_attr_put_u32(nlh, FRA_TABLE, table);
+	mnl_attr_put_u32(nlh, FRA_FWMARK, fwmark);
+	mnl_attr_put_u32(nlh, FRA_FWMASK, 0xffffffffU);
+	mnl_attr_put_u32(nlh, FRA_PRIORITY, priority);
+	return rtnl_talk(r, nlh, NULL, NULL);
+}
+
+int wb_rtnl_rule_add(struct wb_rtnl *r, int family, uint32_t fwmark, uint32_t table, uint32_t priority)
+{
+	int err = rule_request(r, RTM_NEWRULE, NLM_F_CREATE | NLM_F_EXCL, family, fwmark, table, priority);
+
+	/* Left by a daemon that died, or the operator's own: the same rule, which is what we want. */
+	if (err == -EEXIST) {
+		r->error[0] = '\0';
+		return 0;
+	}
+	return err;
+}
+
+int wb_rtnl_rule_del(struct wb_rtnl *r, int family, uint32_t fwmark, uint32_t table, uint32_t priority)
+{
+	int err = rule_request(r, RTM_DELRULE, 0, family, fwmark, table, priority);
+
+	if (err == -ENOENT || err == -ESRCH) {
 		r->error[0] = '\0';
 		return 0;
 	}

@@ -41,4 +41,12 @@ int wb_rtnl_addr_add(struct wb_rtnl *r, int ifindex, const struct wb_prefix *p);
 int wb_rtnl_route_add(struct wb_rtnl *r, int ifindex, const struct wb_prefix *dst, uint32_t table, uint32_t metric);
 int wb_rtnl_route_del(struct wb_rtnl *r, int ifindex, const struct wb_prefix *dst, uint32_t table, uint32_t metric);
 
+/*
+ * Adds or removes the policy rule "fwmark MARK lookup TABLE priority PRIO"
+ * in family (AF_INET, AF_INET6). Adding one that exists is fine; removing
+ * one that is gone is fine.
+ */
+int wb_rtnl_rule_add(struct wb_rtnl *r, int family, uint32_t fwmark, uint32_t table, uint32_t priority);
+int wb_rtnl_rule_del(struct wb_rtnl *r, int family, uint32_t fwmark, uint32_t table, uint32_t priority);
+
 #endif

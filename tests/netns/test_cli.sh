@@ -16,7 +16,8 @@
 #   e. the exit codes: usage error 1, no daemon 3
 #   f. SIGHUP with an edited file: the new policy and weight apply
 #   g. the notify socket saw READY=1, STATUS=, WATCHDOG=1, RELOADING=1, then
-#      READY=1 again, and STOPPING=1 at the end
+#      READY=1 again, and STOPPING=1 at the end; the control socket and the
+#      policy rule (lte: fwmark 0x10000, table 102) are gone after exit
 set -eu
 cd "$(dirname "$0")/../.."
 NT_BUILD=${1:-build}
@@ -43,6 +44,9 @@ nt_wb_client_conf "$CCONF" home 10.255.0.2/30 10.2.0.0/24 dsl:wan1 lte:wan2
 # The client's socket is open to the group nogroup; nobody must reach it through $NT_TMP.
 sed -i "s|^control = { directory = \"$NT_TMP/ctl-client\"; };|control = { directory = \"$NT_TMP/ctl-client\"; group = \"nogroup\"; };|" "$CCONF"
 grep -q 'group = "nogroup"' "$CCONF" || nt_die "could not set the control group in $CCONF"
+# lte's traffic marked, and a policy rule for its mark (table 102 stays empty: the lookup falls through).
+sed -i 's|{ name = "lte"; interface = "wan2"; }|{ name = "lte"; interface = "wan2"; fwmark = 0x10000; table = 102; }|' "$CCONF"
+grep -q 'table = 102' "$CCONF" || nt_die "could not set lte's policy rule in $CCONF"
 chmod 0711 "$NT_TMP"
 CDIR=$NT_TMP/ctl-client
 CLOG=$NT_TMP/notify.log # the probe's output and the daemon's log
@@ -75,7 +79,10 @@ wait_for 5 state_is lte up || true
 nt_run lan ping -q -n -c 5 -i 0.1 -W 2 "$SRV" >/dev/null 2>&1 || true
 
 # ---- a. show, JSON, dump, stats ------------------------------------------------------
-echo "a. show, -j show, dump, stats"
+echo "a. the policy rule; show, -j show, dump, stats"
+rule_count() { nt_run router ip "$1" rule show | grep -cE '^901:[[:space:]]+from all fwmark 0x10000 lookup 102' || true; }
+nt_expect_range "ip rule: fwmark 0x10000 lookup 102, priority 901 (IPv4)" "$(rule_count -4)" 1 1
+nt_expect_range "ip rule: the same for IPv6" "$(rule_count -6)" 1 1
 wb show >"$NT_TMP/show.txt" 2>&1 && rc=0 || rc=$?
 sed 's/^/      /' "$NT_TMP/show.txt"
 nt_expect_range "wanbond show: exit code" "$rc" 0 0
@@ -127,7 +134,8 @@ nt_expect_true "show: no rule off" [ "$(json '.[0].scheduler.rules_off')" = 0 ]
 nt_expect_true "uplink set lte backup on weight 7: exit 0" wb uplink set lte backup on weight 7
 nt_expect_true "show: lte backup, weight 7" [ "$(uplink_json lte '"\(.backup) \(.weight)"')" = "true 7" ]
 nt_expect_true "uplink lte dev wan2 down (hotplug): exit 0" wb uplink lte dev wan2 down
-nt_expect_true "show: lte disabled and down" [ "$(uplink_json lte '"\(.enabled) \(.state)"')" = "false down" ]
+lte_now=$(uplink_json lte '"\(.enabled) \(.state)"')
+nt_expect_true "show: lte disabled and down ($lte_now)" [ "$lte_now" = "false down" ]
 nt_expect_true "uplink set lte up backup off: exit 0" wb uplink set lte up backup off
 wait_for 5 state_is lte up || true
 nt_expect_true "show: lte enabled, active, up again" [ "$(uplink_json lte '"\(.enabled) \(.backup) \(.state)"')" = "true false up" ]
@@ -168,7 +176,7 @@ DPID=$(pgrep -P "$PROBE_PID" -x wanbondd || true)
 cat >>"$CCONF" <<'CONF'
 scheduler = { policy = "redundant"; };
 CONF
-sed -i 's|{ name = "lte"; interface = "wan2"; }|{ name = "lte"; interface = "wan2"; weight = 5; }|' "$CCONF"
+sed -i 's|table = 102; }|table = 102; weight = 5; }|' "$CCONF"
 kill -HUP "$DPID"
 nt_wait_log "$CLOG" 'reloaded' 5 || true
 nt_expect_true "after SIGHUP: policy redundant" [ "$(json '.[0].scheduler.policy')" = redundant ]
@@ -187,4 +195,5 @@ nt_expect_true "WATCHDOG=1" grep -q 'WATCHDOG=1' "$NOTIFY_OUT"
 nt_expect_true "RELOADING=1 then READY=1" sh -c "grep -A1 'RELOADING=1' '$NOTIFY_OUT' | tail -n 1 | grep -q 'READY=1'"
 nt_expect_true "STOPPING=1 last" sh -c "tail -n 1 '$NOTIFY_OUT' | grep -q 'STOPPING=1'"
 nt_expect_true "control socket removed at exit" [ ! -e "$CDIR/home.sock" ]
+nt_expect_range "policy rules removed at exit (IPv4 and IPv6)" "$(($(rule_count -4) + $(rule_count -6)))" 0 0
 nt_finish

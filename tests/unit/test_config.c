@@ -445,6 +445,28 @@ static void test_uplink_sources(void **state)
 	assert_sockaddr(src, "2001:db8::1", 0);
 }
 
+/* A policy rule per uplink: it needs the mark, keeps off the system's tables, and gets a priority below mwan3's. */
+static void test_policy_rule(void **state)
+{
+	(void)state;
+	ok_with(client_min, "interface = \"wan1\"", "fwmark = 0x10000; table = 101");
+	assert_int_equal(cfg.uplinks[0].table, 101);
+	assert_int_equal(cfg.uplinks[0].rule_priority, WB_RULE_PRIORITY_BASE);
+	ok_with(client_min, "interface = \"wan1\"", "fwmark = 0x10000; table = 300; rule_priority = 50");
+	assert_int_equal(cfg.uplinks[0].table, 300);
+	assert_int_equal(cfg.uplinks[0].rule_priority, 50);
+	ok_with(client_min, "interface = \"wan1\"", "fwmark = 0x10000");
+	assert_int_equal(cfg.uplinks[0].table, 0);
+	expect_with(client_min, "interface = \"wan1\"", "table = 101",
+		    "t.conf:6: uplink 'dsl': table: a policy rule needs the uplink's fwmark");
+	expect_with(client_min, "interface = \"wan1\"", "fwmark = 1; table = 254",
+		    "t.conf:6: uplink 'dsl': table: 254 is the system's (default, main, local)");
+	expect_with(client_min, "interface = \"wan1\"", "fwmark = 1; rule_priority = 10",
+		    "t.conf:6: uplink 'dsl': rule_priority: without a table there is no rule");
+	expect_with(client_min, "interface = \"wan1\"", "fwmark = 1; table = 5; rule_priority = 40000",
+		    "t.conf:6: uplink 'dsl': rule_priority: 40000 is out of range 1..32765");
+}
+
 static void test_fwmark(void **state)
 {
 	(void)state;
@@ -1160,6 +1182,7 @@ int main(void)
 		cmocka_unit_test(test_server_address_v6),
 		cmocka_unit_test(test_uplink_sources),
 		cmocka_unit_test(test_fwmark),
+		cmocka_unit_test(test_policy_rule),
 		cmocka_unit_test(test_rekey_after_messages),
 		cmocka_unit_test(test_ciphers),
 		cmocka_unit_test(test_scanner),
