@@ -3,12 +3,42 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <syslog.h>
+
+#ifndef WB_HAVE_SYSTEMD
+#define WB_HAVE_SYSTEMD 0
+#endif
+#if WB_HAVE_SYSTEMD
+#include <systemd/sd-journal.h>
+#endif
 
 #define LIMIT_BURST 5
 #define LIMIT_INTERVAL_NS 1000000000ULL
 
-/* The one piece of mutable state outside the daemon's context: the level is set once, at start. */
+/* The mutable state outside the daemon's context, set once at start: the level and where lines go. */
 static int max_level = LOG_LVL_INFO;
+static enum log_sink sink = LOG_TO_STDERR;
+
+/* Whether standard error is the journal's stream (systemd sets JOURNAL_STREAM to its device:inode). */
+static bool stderr_is_journal(void)
+{
+	const char *js = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	return js && sscanf(js, "%llu:%llu", &dev, &ino) == 2 && !fstat(2, &st) && st.st_dev == dev && st.st_ino == ino;
+}
+
+void log_set_sink(enum log_sink to)
+{
+	if (to == LOG_TO_SYSLOG)
+		openlog("wanbondd", LOG_PID, LOG_DAEMON);
+	if (to == LOG_TO_STDERR && WB_HAVE_SYSTEMD && stderr_is_journal())
+		to = LOG_TO_JOURNAL;
+	sink = to;
+}
 
 void log_set_level(int level)
 {
@@ -30,6 +60,20 @@ void log_line(int level, const char *bond, const char *uplink, const char *fmt, 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+#if WB_HAVE_SYSTEMD
+	/* Fields a reader can filter on: journalctl BOND=home UPLINK=lte. */
+	if (sink == LOG_TO_JOURNAL) {
+		sd_journal_send("MESSAGE=%s%s%s%s%s", bond ? bond : "", uplink ? "/" : "", uplink ? uplink : "",
+				bond ? ": " : "", msg, "PRIORITY=%d", level, "BOND=%s", bond ? bond : "",
+				"UPLINK=%s", uplink ? uplink : "", NULL);
+		return;
+	}
+#endif
+	if (sink == LOG_TO_SYSLOG) {
+		syslog(level, "%s%s%s%s%s", bond ? bond : "", uplink ? "/" : "", uplink ? uplink : "", bond ? ": " : "",
+		       msg);
+		return;
+	}
 	if (bond && uplink)
 		fprintf(stderr, "<%d>%s/%s: %s\n", level, bond, uplink, msg);
 	else if (bond)

@@ -13,6 +13,15 @@
 
 enum log_level { LOG_LVL_ERR = 3, LOG_LVL_WARNING = 4, LOG_LVL_NOTICE = 5, LOG_LVL_INFO = 6, LOG_LVL_DEBUG = 7 };
 
+/*
+ * Where lines go: standard error (the default; the journal itself, with
+ * BOND= and UPLINK= fields, when built with libsystemd and standard error
+ * is the journal's stream), or syslog (wanbondd --syslog, for OpenWrt's
+ * logd when procd does not take standard error).
+ */
+enum log_sink { LOG_TO_STDERR, LOG_TO_JOURNAL, LOG_TO_SYSLOG };
+void log_set_sink(enum log_sink to);
+
 /* Lines above this level are not written (default: info). */
 void log_set_level(int level);
 int log_get_level(void);

@@ -27,6 +27,7 @@ static const char usage[] =
 	"  -c, --config FILE   the configuration (see docs/configuration.md)\n"
 	"  -v, --verbose       more log lines (twice: debug)\n"
 	"  -q, --quiet         only warnings and errors\n"
+	"  -s, --syslog        log to syslog instead of standard error\n"
 	"      --check         read and check the configuration, then exit\n"
 	"      --genkey        print a new random private key (base64)\n"
 	"      --pubkey        print the public key of the private key read on stdin\n"
@@ -81,6 +82,7 @@ struct options {
 	const char *config;
 	int verbosity;
 	bool check;
+	bool syslog;
 };
 
 static int parse_options(int argc, char **argv, struct options *o)
@@ -88,12 +90,13 @@ static int parse_options(int argc, char **argv, struct options *o)
 	static const struct option longs[] = {
 		{ "config", required_argument, NULL, 'c' }, { "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },        { "check", no_argument, NULL, 'C' },
+		{ "syslog", no_argument, NULL, 's' },
 		{ "genkey", no_argument, NULL, 'G' },       { "pubkey", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:vqh", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:vqsh", longs, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			o->config = optarg;
@@ -106,6 +109,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'C':
 			o->check = true;
+			break;
+		case 's':
+			o->syslog = true;
 			break;
 		case 'G':
 			exit(genkey());
@@ -146,6 +152,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	setvbuf(stderr, NULL, _IOLBF, 0);
+	log_set_sink(o.syslog ? LOG_TO_SYSLOG : LOG_TO_STDERR);
 	rc = daemon_start(&d);
 	if (!rc)
 		rc = daemon_run(&d);
