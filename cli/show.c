@@ -75,7 +75,7 @@ static int take_uplink(const struct wb_ctl_msg *m, void *data)
 	u->cwnd = u64_or(m->u[WB_CTL_U_CWND], 0);
 	u->in_flight = u64_or(m->u[WB_CTL_U_IN_FLIGHT], 0);
 	u->pacing_rate = u64_or(m->u[WB_CTL_U_PACING_RATE], 0);
-	wb_ctl_uplink_counters_from(&m->counters, &u->c);
+	wb_ctl_uplink_counters_from(&m->uplink_counters, &u->c);
 	return 0;
 }
 

@@ -445,7 +445,7 @@ int wb_ctl_parse(const struct nlmsghdr *nlh, size_t len, enum wb_ctl_dir dir, st
 	if (!rc && m->a[WB_CTL_A_COUNTERS])
 		rc = parse_counters(m->a[WB_CTL_A_COUNTERS], WB_CTL_N_BOND_COUNTERS, &m->counters, err, err_len);
 	if (!rc && m->u[WB_CTL_U_COUNTERS])
-		rc = parse_counters(m->u[WB_CTL_U_COUNTERS], WB_CTL_N_UPLINK_COUNTERS, &m->counters, err, err_len);
+		rc = parse_counters(m->u[WB_CTL_U_COUNTERS], WB_CTL_N_UPLINK_COUNTERS, &m->uplink_counters, err, err_len);
 	if (!rc && strict)
 		rc = check_request_values(m, err, err_len);
 	if (rc)
@@ -482,9 +482,14 @@ int wb_ctl_read_error(const struct nlmsghdr *nlh, size_t len, int *error, const 
 			return -EINVAL;
 		off += e->msg.nlmsg_len - sizeof(e->msg);
 	}
-	if ((nlh->nlmsg_flags & NLM_F_ACK_TLVS) && off <= mnl_nlmsg_get_payload_len(nlh) &&
-	    mnl_attr_parse(nlh, (unsigned)off, extack_cb, &w) < 0)
-		return -EINVAL;
+	if (nlh->nlmsg_flags & NLM_F_ACK_TLVS) {
+		/* Only attributes wholly inside the message: mnl would walk up to its aligned length. */
+		off = MNL_ALIGN(off);
+		if (off > mnl_nlmsg_get_payload_len(nlh) ||
+		    !attrs_whole((const char *)mnl_nlmsg_get_payload(nlh) + off, mnl_nlmsg_get_payload_len(nlh) - off) ||
+		    mnl_attr_parse(nlh, (unsigned)off, extack_cb, &w) < 0)
+			return -EINVAL;
+	}
 	*msg = w.msg;
 	return 0;
 }

@@ -153,7 +153,8 @@ struct wb_ctl_msg {
 	const struct nlattr *a[WB_CTL_A_COUNT];
 	const struct nlattr *u[WB_CTL_U_COUNT];       /* of WB_CTL_A_UPLINK, if present */
 	const struct nlattr *e[WB_CTL_E_MAX_ATTR];   /* of WB_CTL_A_EVENT, if present */
-	struct wb_ctl_counters counters;              /* of WB_CTL_A_COUNTERS or WB_CTL_U_COUNTERS */
+	struct wb_ctl_counters counters;              /* of WB_CTL_A_COUNTERS (the bond's) */
+	struct wb_ctl_counters uplink_counters;       /* of WB_CTL_U_COUNTERS */
 };
 
 /* Which side a message came from: requests are held to each command's attributes. */
