@@ -2,20 +2,24 @@
 /*
  * Writes the seed corpora of fuzz_datagram and fuzz_frames: real messages of
  * the fuzz pair (fuzz_pair.h), made the way the harnesses make them, so that
- * each seed goes past the cryptography in the harness (see fuzz_datagram.c).
+ * each seed goes past the cryptography in the harness (see fuzz_datagram.c);
+ * and those of fuzz_ctl: control messages built with ctl.h, valid and not.
  * Not built by make: the corpora are committed. After a change to the pair,
- * the handshake or the wire format, make them again:
+ * the handshake, the wire format or the control family, make them again:
  *
  *   make build/libwanbond.a
- *   cc -std=gnu11 -Ilib -Itools/linkem -o build/gen_corpus tests/fuzz/gen_corpus.c build/libwanbond.a -lcrypto
+ *   cc -std=gnu11 -Ilib -Itools/linkem -o build/gen_corpus tests/fuzz/gen_corpus.c build/libwanbond.a -lcrypto -lmnl
  *   build/gen_corpus tests/fuzz/corpus
  */
 #include <errno.h>
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include <linux/netlink.h>
+
 #include "byteorder.h"
 #include "cookie.h"
+#include "ctl.h"
 #include "frame.h"
 #include "fuzz_pair.h"
 #include "keypair.h"
@@ -313,10 +317,243 @@ static void frame_seeds(void)
 	put("fuzz_frames", "ack_truncated", b, n - 3);
 }
 
+/* ---- fuzz_ctl: control messages ---------------------------------------------------------- */
+
+static union {
+	struct nlmsghdr h;
+	uint8_t b[WB_CTL_MSG_MAX];
+} ctl_buf;
+
+static struct nlmsghdr *ctl_start(uint8_t cmd, uint16_t flags)
+{
+	memset(&ctl_buf, 0, sizeof(ctl_buf));
+	return wb_ctl_msg_start(ctl_buf.b, cmd, flags, 7);
+}
+
+static void ctl_put(const char *name, const struct nlmsghdr *nlh)
+{
+	put("fuzz_ctl", name, nlh, nlh->nlmsg_len);
+}
+
+/* A SET_UPLINK request; a negative value leaves its attribute out. */
+static struct nlmsghdr *ctl_set_uplink(const char *name, int backup, int enabled, int64_t weight)
+{
+	struct nlmsghdr *nlh = ctl_start(WB_CTL_CMD_SET_UPLINK, NLM_F_REQUEST | NLM_F_ACK);
+	struct nlattr *n = mnl_attr_nest_start(nlh, WB_CTL_A_UPLINK);
+
+	mnl_attr_put_strz(nlh, WB_CTL_U_NAME, name);
+	if (backup >= 0)
+		mnl_attr_put_u8(nlh, WB_CTL_U_BACKUP, (uint8_t)backup);
+	if (enabled >= 0)
+		mnl_attr_put_u8(nlh, WB_CTL_U_ENABLED, (uint8_t)enabled);
+	if (weight >= 0)
+		mnl_attr_put_u32(nlh, WB_CTL_U_WEIGHT, (uint32_t)weight);
+	mnl_attr_nest_end(nlh, n);
+	return nlh;
+}
+
+static struct nlmsghdr *ctl_event(enum wb_ctl_event ev, const char *uplink, uint64_t count, const char *text)
+{
+	struct nlmsghdr *nlh = ctl_start(WB_CTL_CMD_EVENT, 0);
+	struct nlattr *n = mnl_attr_nest_start(nlh, WB_CTL_A_EVENT);
+
+	mnl_attr_put_u32(nlh, WB_CTL_E_TYPE, ev);
+	if (uplink)
+		mnl_attr_put_strz(nlh, WB_CTL_E_UPLINK, uplink);
+	if (count)
+		mnl_attr_put_u64(nlh, WB_CTL_E_COUNT, count);
+	if (text)
+		mnl_attr_put_strz(nlh, WB_CTL_E_TEXT, text);
+	mnl_attr_nest_end(nlh, n);
+	return nlh;
+}
+
+static void ctl_seeds(void)
+{
+	static const struct {
+		const char *name;
+		uint8_t cmd;
+	} plain[] = {
+		{ "req_get_bond", WB_CTL_CMD_GET_BOND },
+		{ "req_get_uplinks", WB_CTL_CMD_GET_UPLINKS },
+		{ "req_reset_counters", WB_CTL_CMD_RESET_COUNTERS },
+		{ "req_monitor", WB_CTL_CMD_MONITOR },
+	};
+	uint8_t out[WB_CTL_MSG_MAX];
+	struct wb_bond_counters bc;
+	struct wb_uplink_counters uc;
+	struct nlmsghdr *nlh, *e;
+	struct nlattr *n, *c;
+	uint64_t k = 0;
+
+	/* Requests, valid. */
+	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
+		ctl_put(plain[i].name, ctl_start(plain[i].cmd, NLM_F_REQUEST | NLM_F_ACK));
+	nlh = ctl_start(WB_CTL_CMD_SET_SCHED, NLM_F_REQUEST | NLM_F_ACK);
+	mnl_attr_put_strz(nlh, WB_CTL_A_SCHED_POLICY, "redundant");
+	ctl_put("req_set_sched_policy", nlh);
+	nlh = ctl_start(WB_CTL_CMD_SET_SCHED, NLM_F_REQUEST | NLM_F_ACK);
+	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_ON, WB_SCHED_NO_PENALISE | WB_SCHED_NO_REINJECT);
+	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_OFF, WB_SCHED_NO_AVOID_BLOCKING);
+	ctl_put("req_set_sched_rules", nlh);
+	nlh = ctl_start(WB_CTL_CMD_SET_SCHED, NLM_F_REQUEST | NLM_F_ACK);
+	mnl_attr_put_strz(nlh, WB_CTL_A_SCHED_POLICY, "first");
+	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_ON, WB_SCHED_NO_REINJECT_RWND);
+	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_OFF, WB_SCHED_NO_PENALISE_GUARD);
+	ctl_put("req_set_sched_all", nlh);
+	ctl_put("req_set_uplink_weight", ctl_set_uplink("lte", -1, -1, 500));
+	ctl_put("req_set_uplink_all", ctl_set_uplink("dsl-2", 1, 0, 1000));
+
+	/* Replies: the bond, an uplink, events, one of a newer daemon. */
+#define FILL(f) k++, f = 0x0101010100000000ull * k + k;
+#define FILL_B(f) FILL(bc.f)
+#define FILL_U(f) FILL(uc.f)
+	WB_CTL_BOND_COUNTERS(FILL_B)
+	WB_CTL_UPLINK_COUNTERS(FILL_U)
+#undef FILL_U
+#undef FILL_B
+#undef FILL
+	nlh = ctl_start(WB_CTL_CMD_GET_BOND, 0);
+	mnl_attr_put_strz(nlh, WB_CTL_A_BOND_NAME, "home");
+	mnl_attr_put_strz(nlh, WB_CTL_A_ROLE, "client");
+	mnl_attr_put_strz(nlh, WB_CTL_A_TUN, "wb0");
+	mnl_attr_put_strz(nlh, WB_CTL_A_PEER, "yb35g17ryfpD/SA9B4ovqyegIUZpzu1DW+DcWbYeHws=");
+	mnl_attr_put_u8(nlh, WB_CTL_A_SESSION, 1);
+	mnl_attr_put_u64(nlh, WB_CTL_A_HANDSHAKE_AGO, 12345678901ull);
+	mnl_attr_put_strz(nlh, WB_CTL_A_SCHED_POLICY, "default");
+	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_OFF, WB_SCHED_NO_REINJECT_SNDBUF);
+	mnl_attr_put_u32(nlh, WB_CTL_A_MTU, 1420);
+	mnl_attr_put_u64(nlh, WB_CTL_A_SEND_BUFFER, 4u << 20);
+	mnl_attr_put_u64(nlh, WB_CTL_A_RECEIVE_WINDOW, 6u << 20);
+	mnl_attr_put_u64(nlh, WB_CTL_A_SEND_QUEUE, 3000);
+	mnl_attr_put_u64(nlh, WB_CTL_A_MEMORY, 1u << 24);
+	mnl_attr_put_u64(nlh, WB_CTL_A_UPTIME, 86400000000000ull);
+	wb_ctl_put_bond_counters(nlh, WB_CTL_A_COUNTERS, &bc);
+	ctl_put("rep_bond", nlh);
+	nlh = ctl_start(WB_CTL_CMD_GET_UPLINKS, NLM_F_MULTI);
+	n = mnl_attr_nest_start(nlh, WB_CTL_A_UPLINK);
+	mnl_attr_put_strz(nlh, WB_CTL_U_NAME, "lte");
+	mnl_attr_put_u32(nlh, WB_CTL_U_ID, 1);
+	mnl_attr_put_strz(nlh, WB_CTL_U_STATE, "up");
+	mnl_attr_put_u8(nlh, WB_CTL_U_BACKUP, 0);
+	mnl_attr_put_u8(nlh, WB_CTL_U_ENABLED, 1);
+	mnl_attr_put_u32(nlh, WB_CTL_U_WEIGHT, 100);
+	mnl_attr_put_strz(nlh, WB_CTL_U_DEVICE, "wwan0");
+	mnl_attr_put_strz(nlh, WB_CTL_U_ENDPOINT, "198.51.100.7:51821");
+	mnl_attr_put_u64(nlh, WB_CTL_U_SRTT, 41000000);
+	mnl_attr_put_u64(nlh, WB_CTL_U_MIN_RTT, 38000000);
+	mnl_attr_put_u64(nlh, WB_CTL_U_RTTVAR, 2000000);
+	mnl_attr_put_u32(nlh, WB_CTL_U_LOSS_PPM, 12500);
+	mnl_attr_put_u64(nlh, WB_CTL_U_CWND, 64000);
+	mnl_attr_put_u64(nlh, WB_CTL_U_IN_FLIGHT, 12000);
+	mnl_attr_put_u64(nlh, WB_CTL_U_PACING_RATE, 2500000);
+	wb_ctl_put_uplink_counters(nlh, WB_CTL_U_COUNTERS, &uc);
+	mnl_attr_nest_end(nlh, n);
+	ctl_put("rep_uplink", nlh);
+	nlh = ctl_start(WB_CTL_CMD_GET_UPLINKS, NLM_F_MULTI);
+	n = mnl_attr_nest_start(nlh, WB_CTL_A_UPLINK);
+	mnl_attr_put_strz(nlh, WB_CTL_U_NAME, "dsl");
+	mnl_attr_put_strz(nlh, WB_CTL_U_STATE, "down");
+	mnl_attr_put_strz(nlh, WB_CTL_U_SOCKET, "bind to eth1: No such device");
+	mnl_attr_nest_end(nlh, n);
+	ctl_put("rep_uplink_socket_closed", nlh);
+	ctl_put("rep_event_uplink_down", ctl_event(WB_CTL_EV_UPLINK_DOWN, "lte", 0, "no answer to 5 probes"));
+	ctl_put("rep_event_reinjection", ctl_event(WB_CTL_EV_REINJECTION, "dsl", 17, NULL));
+	ctl_put("rep_event_handshake", ctl_event(WB_CTL_EV_HANDSHAKE, NULL, 0, "session 3"));
+	nlh = ctl_start(WB_CTL_CMD_GET_UPLINKS, NLM_F_MULTI);
+	mnl_attr_put_u32(nlh, WB_CTL_A_COUNT + 1, 1);
+	n = mnl_attr_nest_start(nlh, WB_CTL_A_UPLINK);
+	mnl_attr_put_strz(nlh, WB_CTL_U_NAME, "lte");
+	mnl_attr_put_u16(nlh, WB_CTL_U_COUNT, 2);
+	c = mnl_attr_nest_start(nlh, WB_CTL_U_COUNTERS);
+	mnl_attr_put_u64(nlh, 1, 10);
+	mnl_attr_put_u64(nlh, WB_CTL_N_UPLINK_COUNTERS + 1, 11);
+	mnl_attr_nest_end(nlh, c);
+	mnl_attr_nest_end(nlh, n);
+	ctl_put("rep_newer_daemon", nlh);
+
+	/* Errors and acks: the daemon's (capped), and the kernel's form (the request echoed). */
+	nlh = ctl_start(WB_CTL_CMD_RESET_COUNTERS, NLM_F_REQUEST | NLM_F_ACK);
+	e = wb_ctl_error(out, nlh, 0, NULL);
+	put("fuzz_ctl", "err_ack", e, e->nlmsg_len);
+	e = wb_ctl_error(out, nlh, EPERM, "reset-counters: not allowed");
+	put("fuzz_ctl", "err_eperm", e, e->nlmsg_len);
+	{
+		struct nlmsgerr *ne;
+
+		nlh = ctl_start(WB_CTL_CMD_SET_SCHED, NLM_F_REQUEST | NLM_F_ACK);
+		mnl_attr_put_strz(nlh, WB_CTL_A_SCHED_POLICY, "fastest");
+		memset(out, 0, sizeof(out));
+		e = mnl_nlmsg_put_header(out);
+		e->nlmsg_type = NLMSG_ERROR;
+		e->nlmsg_flags = NLM_F_ACK_TLVS;
+		ne = mnl_nlmsg_put_extra_header(e, sizeof(*ne) + nlh->nlmsg_len - sizeof(*nlh));
+		ne->error = -EINVAL;
+		memcpy(&ne->msg, nlh, nlh->nlmsg_len);
+		mnl_attr_put_strz(e, NLMSGERR_ATTR_MSG, "set-sched: no policy 'fastest'");
+		put("fuzz_ctl", "err_echoed_request", e, e->nlmsg_len);
+	}
+	/*
+	 * A reproducer: the extended ack's string ends in the alignment padding
+	 * past nlmsg_len (which is 3 short of it); wb_ctl_read_error reads it.
+	 */
+	memset(out, 0, sizeof(out));
+	e = wb_ctl_error(out, NULL, EPERM, "xyz");
+	e->nlmsg_len -= 3;
+	put("fuzz_ctl", "err_msg_past_end", e, e->nlmsg_len);
+
+	/* Malformed. */
+	put("fuzz_ctl", "empty", "", 0);
+	nlh = ctl_start(WB_CTL_CMD_GET_BOND, NLM_F_REQUEST);
+	((struct wb_ctl_hdr *)mnl_nlmsg_get_payload(nlh))->version = 2;
+	ctl_put("bad_version", nlh);
+	ctl_put("bad_command", ctl_start(WB_CTL_CMD_COUNT, NLM_F_REQUEST));
+	nlh = ctl_start(WB_CTL_CMD_SET_SCHED, NLM_F_REQUEST);
+	mnl_attr_put(nlh, WB_CTL_A_SCHED_SET_ON, 3, "\x01\x00\x00");
+	ctl_put("bad_u32_3_bytes", nlh);
+	nlh = ctl_start(WB_CTL_CMD_SET_SCHED, NLM_F_REQUEST);
+	mnl_attr_put_str(nlh, WB_CTL_A_SCHED_POLICY, "first");
+	ctl_put("bad_string_without_nul", nlh);
+	nlh = ctl_start(WB_CTL_CMD_SET_SCHED, NLM_F_REQUEST);
+	mnl_attr_put(nlh, WB_CTL_A_SCHED_POLICY, sizeof("first\0x"), "first\0x");
+	ctl_put("bad_string_nul_inside", nlh);
+	nlh = ctl_start(WB_CTL_CMD_SET_SCHED, NLM_F_REQUEST);
+	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_ON, 1);
+	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_ON, 1);
+	ctl_put("bad_attribute_twice", nlh);
+	nlh = ctl_start(WB_CTL_CMD_SET_SCHED, NLM_F_REQUEST);
+	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_ON, WB_SCHED_NO_REINJECT);
+	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_OFF, WB_SCHED_NO_REINJECT | 0x100);
+	ctl_put("bad_rules", nlh);
+	nlh = ctl_start(WB_CTL_CMD_SET_SCHED, NLM_F_REQUEST);
+	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_ON, 1);
+	mnl_attr_put_strz(nlh, WB_CTL_A_SCHED_POLICY, "roundrobin");
+	nlh->nlmsg_len -= 6;
+	ctl_put("bad_past_the_end", nlh);
+	nlh = ctl_set_uplink("lte", -1, -1, 9);
+	((struct nlattr *)((uint8_t *)nlh + MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(struct wb_ctl_hdr))))->nla_len -= 2;
+	ctl_put("bad_nest_truncated", nlh);
+	ctl_put("bad_weight_0", ctl_set_uplink("lte", -1, -1, 0));
+	ctl_put("bad_weight_1001", ctl_set_uplink("lte", -1, -1, 1001));
+	ctl_put("bad_boolean_2", ctl_set_uplink("lte", 2, -1, -1));
+	nlh = ctl_start(WB_CTL_CMD_SET_UPLINK, NLM_F_REQUEST);
+	n = mnl_attr_nest_start(nlh, WB_CTL_A_UPLINK);
+	mnl_attr_put_u8(nlh, WB_CTL_U_BACKUP, 1);
+	mnl_attr_nest_end(nlh, n);
+	ctl_put("bad_set_uplink_no_name", nlh);
+	nlh = ctl_start(WB_CTL_CMD_GET_BOND, 0);
+	c = mnl_attr_nest_start(nlh, WB_CTL_A_COUNTERS);
+	mnl_attr_put_u64(nlh, 3, 1);
+	mnl_attr_put_u64(nlh, 3, 2);
+	mnl_attr_nest_end(nlh, c);
+	ctl_put("bad_counter_twice", nlh);
+}
+
 int main(int argc, char **argv)
 {
 	root = argc > 1 ? argv[1] : "tests/fuzz/corpus";
 	datagram_seeds();
 	frame_seeds();
+	ctl_seeds();
 	return 0;
 }
