@@ -642,6 +642,77 @@ void wb_bond_set_uplink_available(struct wb_bond *b, unsigned i, bool available,
 	wb_device_timers_changed(b->dev);
 }
 
+static int uplink_by_name(const struct wb_bond *b, const char *name)
+{
+	for (int i = 0; i < WB_MAX_UPLINKS; i++)
+		if (b->uplinks[i].exists && !strcmp(b->uplinks[i].name, name))
+			return i;
+	return -1;
+}
+
+int wb_bond_add_uplink(struct wb_bond *b, const struct wb_uplink_params *p, uint64_t now)
+{
+	struct wb_uplink *u = NULL;
+	uint64_t tx_pn;
+	int i;
+
+	if (b->dev->p.server)
+		return -EPERM;
+	if (!p->name[0] || uplink_by_name(b, p->name) >= 0)
+		return -EEXIST;
+	for (i = 0; i < WB_MAX_UPLINKS && !u; i++)
+		if (!b->uplinks[i].exists)
+			u = &b->uplinks[i];
+	if (!u)
+		return -ENOSPC;
+	/* A slot used before keeps its packet number: under the same keys a nonce never repeats. */
+	tx_pn = u->tx_pn;
+	memset(u, 0, sizeof(*u));
+	u->tx_pn = tx_pn;
+	u->exists = true;
+	u->id = (uint8_t)(u - b->uplinks);
+	snprintf(u->name, sizeof(u->name), "%s", p->name);
+	u->backup = p->backup;
+	u->weight = p->weight ? p->weight : 1;
+	u->endpoint = b->server;
+	if (uplink_start(b, u, now)) {
+		u->exists = false;
+		return -ENOMEM;
+	}
+	wb_bond_log(b, WB_LOG_NOTICE, u, "added as uplink %u", u->id);
+	return u->id;
+}
+
+int wb_bond_remove_uplink(struct wb_bond *b, unsigned i, uint64_t now)
+{
+	struct wb_uplink *u = i < WB_MAX_UPLINKS ? &b->uplinks[i] : NULL;
+	uint64_t tx_pn;
+
+	if (!u || !u->exists)
+		return -ENOENT;
+	if (b->dev->p.server)
+		return -EPERM;
+	/* Down first: what it carries is declared lost and goes out again on the others. */
+	wb_bond_set_uplink_available(b, i, false, now);
+	wb_bond_uplink_transition(b, u, WB_UPLINK_DOWN, now, "removed");
+	for (uint64_t d = b->snd.una; d < b->snd.nxt; d++) {
+		struct wb_sndbuf_entry *e = wb_sndbuf_get(&b->snd, d);
+
+		e->holders &= (uint16_t)~(1u << i);
+		e->lost_on &= (uint16_t)~(1u << i);
+	}
+	if (b->reinj.active && b->reinj.uplink == i)
+		b->reinj.active = false;
+	wb_bond_log(b, WB_LOG_NOTICE, u, "removed");
+	wb_recovery_free(u->rec);
+	free(u->rec);
+	tx_pn = u->tx_pn;
+	memset(u, 0, sizeof(*u));
+	u->tx_pn = tx_pn;
+	wb_device_timers_changed(b->dev);
+	return 0;
+}
+
 int wb_bond_set_uplink_role(struct wb_bond *b, unsigned i, bool backup, uint16_t weight)
 {
 	struct wb_uplink *u = i < WB_MAX_UPLINKS ? &b->uplinks[i] : NULL;

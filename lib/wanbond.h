@@ -189,6 +189,19 @@ void wb_bond_set_uplink_available(struct wb_bond *b, unsigned uplink, bool avail
  */
 int wb_bond_set_uplink_role(struct wb_bond *b, unsigned i, bool backup, uint16_t weight);
 
+/*
+ * Client: a new uplink at run time, in the first free slot; the caller
+ * then opens its socket (slot = socket number) and makes it available.
+ * Returns the slot, or -EEXIST (its name is taken), -ENOSPC (16 uplinks),
+ * -EPERM on a server, -ENOMEM.
+ */
+int wb_bond_add_uplink(struct wb_bond *b, const struct wb_uplink_params *p, uint64_t now);
+/*
+ * Client: removes uplink i at run time; what it carried goes out again on
+ * the others. -ENOENT if there is none, -EPERM on a server.
+ */
+int wb_bond_remove_uplink(struct wb_bond *b, unsigned i, uint64_t now);
+
 /* Tells the peer the session ends (a CLOSE on every uplink), e.g. at shutdown. */
 void wb_bond_close(struct wb_bond *b, uint64_t now);
 

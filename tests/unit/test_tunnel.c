@@ -1697,6 +1697,70 @@ static void test_server_learns_uplink_names_weights_and_backup(void **state)
 }
 
 /*
+ * An uplink added at run time: it takes the first free slot, comes up once
+ * its socket is there, the server learns its name, and it carries traffic.
+ * A taken name, and a server, are refused.
+ */
+static void test_an_uplink_added_at_run_time_comes_up_and_carries_traffic(void **state)
+{
+	const struct wb_uplink_params fibre = { .name = "fibre", .weight = 2 };
+
+	(void)state;
+	established_up(&(struct pair_options){ 0 }, 2);
+	assert_int_equal(wb_bond_add_uplink(cbond(), &fibre, p.now), 2);
+	assert_int_equal(wb_bond_add_uplink(cbond(), &fibre, p.now), -EEXIST);
+	assert_int_equal(wb_bond_add_uplink(sbond(), &fibre, p.now), -EPERM);
+	assert_int_equal(uplink(&p.client, 2)->state, WB_UPLINK_DOWN); /* no socket yet */
+	wb_bond_set_uplink_available(cbond(), 2, true, p.now);
+	pair_run_until(&p, p.now + 1 * SEC);
+	assert_int_equal(uplink(&p.client, 2)->state, WB_UPLINK_UP);
+	assert_string_equal(uplink(&p.server, 2)->name, "fibre");
+	assert_int_equal(uplink(&p.server, 2)->weight, 2);
+	for (uint64_t id = 1; id <= 600; id++)
+		assert_int_equal(pair_send_ip_waiting(&p, &p.client, id, 1000), 0);
+	assert_true(pair_settle(&p, p.now + 5 * SEC, 0));
+	assert_delivered_in_order(&p.server, 600);
+	assert_true(data_sent_on(&p.client, 2) > 0);
+}
+
+/*
+ * An uplink removed at run time with data in flight on it: that data goes
+ * out again on the others and everything arrives once, in order; no entry
+ * of the send buffer names it any more. Its slot is free for the next one,
+ * whose packet numbers go on from where it stopped (a nonce never repeats
+ * under the session's keys).
+ */
+static void test_an_uplink_removed_at_run_time_loses_nothing(void **state)
+{
+	const struct wb_uplink_params again = { .name = "again" };
+	uint64_t id, tx_pn;
+	size_t counts[WB_MAX_UPLINKS];
+
+	(void)state;
+	established_up(&(struct pair_options){ .n_uplinks = 3 }, 3);
+	for (id = 1; id <= 60; id++)
+		assert_int_equal(pair_send_ip(&p, &p.client, id, 1000), 0);
+	queued_per_uplink(&p.client, counts);
+	assert_true(counts[1] > 0);
+	tx_pn = uplink(&p.client, 1)->tx_pn;
+	assert_int_equal(wb_bond_remove_uplink(cbond(), 1, p.now), 0);
+	assert_null(wb_bond_uplink(cbond(), 1));
+	assert_int_equal(wb_bond_remove_uplink(cbond(), 1, p.now), -ENOENT);
+	assert_int_equal(wb_bond_remove_uplink(sbond(), 0, p.now), -EPERM);
+	for (uint64_t d = cbond()->snd.una; d < cbond()->snd.nxt; d++)
+		assert_int_equal(wb_sndbuf_get(&cbond()->snd, d)->holders & 0x2, 0);
+	/* What was queued on it never arrives: its socket is gone. */
+	for (; id <= 400; id++)
+		assert_int_equal(pair_send_ip_waiting_mask(&p, &p.client, id, 1000, 0x2), 0);
+	assert_true(pair_settle(&p, p.now + 10 * SEC, 0x2));
+	assert_delivered_in_order(&p.server, 400);
+	assert_int_equal(bondc(&p.server)->reorder_skips, 0);
+	assert_int_equal(wb_bond_add_uplink(cbond(), &again, p.now), 1);
+	assert_int_equal(uplink(&p.client, 1)->tx_pn, tx_pn);
+	assert_int_equal(uplink(&p.client, 1)->c.tx_packets, 0);
+}
+
+/*
  * wb_device_receive takes a uint8_t buffer and asks for no alignment: a
  * handshake message at an odd address must work, and under UBSan must not
  * be read through a misaligned struct pointer (handshake.c once did).
@@ -1803,6 +1867,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_handshake_and_data_both_ways, teardown),
 		cmocka_unit_test_teardown(test_every_uplink_comes_up, teardown),
+		cmocka_unit_test_teardown(test_an_uplink_added_at_run_time_comes_up_and_carries_traffic, teardown),
+		cmocka_unit_test_teardown(test_an_uplink_removed_at_run_time_loses_nothing, teardown),
 		cmocka_unit_test_teardown(test_wrong_server_key_is_dropped_at_mac1, teardown),
 		cmocka_unit_test_teardown(test_server_not_knowing_the_client_sends_nothing, teardown),
 		cmocka_unit_test_teardown(test_wrong_psk_is_refused_by_the_client, teardown),
