@@ -34,6 +34,8 @@ static const char usage[] =
 	"  stats [-s] [BOND]                    every counter (-s: only those not zero)\n"
 	"  stats reset [BOND]                   counters from zero again\n"
 	"  uplink set NAME [backup on|off] [weight N] [up|down] [bond BOND]\n"
+	"  uplink add NAME [dev DEV] [source ADDR] [fwmark M] [backup on|off] [weight N] [bond BOND]\n"
+	"  uplink del NAME [bond BOND]\n"
 	"  uplink NAME dev DEV up|down          an interface went up or down (hotplug)\n"
 	"  sched set [POLICY] [RULE on|off]... [bond BOND]\n"
 	"  monitor [BOND]                       print events as they happen\n"
@@ -283,6 +285,55 @@ static int cmd_sched(const struct cli *cli, int argc, char **argv)
 	return change(cli, bond, nlh, "sched set");
 }
 
+/* uplink add NAME [dev DEV] [source ADDR] [fwmark M] [backup on|off] [weight N]; uplink del NAME. */
+static int cmd_uplink_add_del(const struct cli *cli, int argc, char **argv)
+{
+	bool add = !strcmp(argv[0], "add");
+	char buf[WB_CTL_MSG_MAX];
+	struct nlmsghdr *nlh = wb_ctl_msg_start(buf, add ? WB_CTL_CMD_ADD_UPLINK : WB_CTL_CMD_DEL_UPLINK, NLM_F_ACK, 0);
+	struct nlattr *nest;
+	const char *bond = NULL;
+
+	if (argc < 2)
+		return usage_error("uplink %s: which uplink?", argv[0]);
+	nest = mnl_attr_nest_start(nlh, WB_CTL_A_UPLINK);
+	mnl_attr_put_strz(nlh, WB_CTL_U_NAME, argv[1]);
+	for (int i = 2; i < argc; i++) {
+		const char *key = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		bool value;
+		char *end;
+
+		if (!val)
+			return usage_error("uplink %s: '%s' needs a value", argv[0], key);
+		i++;
+		if (!strcmp(key, "bond")) {
+			bond = val;
+		} else if (add && !strcmp(key, "dev")) {
+			mnl_attr_put_strz(nlh, WB_CTL_U_DEVICE, val);
+		} else if (add && !strcmp(key, "source")) {
+			mnl_attr_put_strz(nlh, WB_CTL_U_SOURCE, val);
+		} else if (add && !strcmp(key, "fwmark")) {
+			unsigned long m = strtoul(val, &end, 0);
+
+			if (*end || !*val || !m || m > 0xffffffffUL)
+				return usage_error("uplink add: fwmark '%s': 1 to 0xffffffff expected", val);
+			mnl_attr_put_u32(nlh, WB_CTL_U_FWMARK, (uint32_t)m);
+		} else if (add && !strcmp(key, "backup") && !on_off(val, &value)) {
+			mnl_attr_put_u8(nlh, WB_CTL_U_BACKUP, value);
+		} else if (add && !strcmp(key, "weight")) {
+			unsigned long w = strtoul(val, &end, 10);
+
+			if (*end || !*val || w < 1 || w > 1000)
+				return usage_error("uplink add: weight '%s': 1 to 1000 expected", val);
+			mnl_attr_put_u32(nlh, WB_CTL_U_WEIGHT, (uint32_t)w);
+		} else {
+			return usage_error("uplink %s: unexpected '%s %s'", argv[0], key, val);
+		}
+	}
+	mnl_attr_nest_end(nlh, nest);
+	return change(cli, bond, nlh, add ? "uplink add" : "uplink del");
+}
+
 static int cmd_uplink(const struct cli *cli, int argc, char **argv)
 {
 	char buf[WB_CTL_MSG_MAX];
@@ -294,9 +345,7 @@ static int cmd_uplink(const struct cli *cli, int argc, char **argv)
 	if (argc < 1)
 		return usage_error("uplink: expected 'uplink set NAME ...' or 'uplink NAME dev DEV up|down'");
 	if (!strcmp(argv[0], "add") || !strcmp(argv[0], "del"))
-		return usage_error("uplink %s: uplinks are added and removed in the configuration file, then a restart "
-				   "(not at run time yet)",
-				   argv[0]);
+		return cmd_uplink_add_del(cli, argc, argv);
 	i = !strcmp(argv[0], "set") ? 1 : 0;
 	if (i >= argc)
 		return usage_error("uplink set: which uplink?");

@@ -1403,3 +1403,41 @@ int wb_config_load(struct wb_config *cfg, const char *path, char *err, size_t er
 	free(text);
 	return ret;
 }
+
+int wb_config_runtime_uplink(struct wb_conf_uplink *up, const char *name, const char *ifname, const char *source,
+			     uint32_t fwmark, bool backup, uint32_t weight, char *err, size_t errlen)
+{
+	size_t len = strlen(name);
+
+	memset(up, 0, sizeof(*up));
+	if (!len || len >= sizeof(up->name) || len > WB_UPLINK_NAME_MAX) {
+		snprintf(err, errlen, "uplink name '%s': 1 to %d characters", name, WB_UPLINK_NAME_MAX);
+		return -EINVAL;
+	}
+	if (ifname && (!*ifname || strlen(ifname) >= IFNAMSIZ || strcspn(ifname, "/: \t\n\v\f\r") != strlen(ifname) ||
+		       !strcmp(ifname, ".") || !strcmp(ifname, ".."))) {
+		snprintf(err, errlen, "uplink '%s': '%s' is not a valid interface name", name, ifname);
+		return -EINVAL;
+	}
+	if (source && parse_source(&up->source, source)) {
+		snprintf(err, errlen, "uplink '%s': source '%s' is not an address, address:port or [address]:port", name,
+			 source);
+		return -EINVAL;
+	}
+	if (!ifname && !source && !fwmark) {
+		snprintf(err, errlen, "uplink '%s' needs at least one of interface, source and fwmark", name);
+		return -EINVAL;
+	}
+	if (weight < 1 || weight > WEIGHT_MAX) {
+		snprintf(err, errlen, "uplink '%s': weight %u is out of range 1..%d", name, weight, WEIGHT_MAX);
+		return -EINVAL;
+	}
+	snprintf(up->name, sizeof(up->name), "%s", name);
+	if (ifname)
+		snprintf(up->interface, sizeof(up->interface), "%s", ifname);
+	up->fwmark = fwmark;
+	up->has_fwmark = fwmark != 0;
+	up->backup = backup;
+	up->weight = weight;
+	return 0;
+}

@@ -333,9 +333,55 @@ static void do_set_uplink(struct ctl_client *c, const struct nlmsghdr *req, cons
 	send_error(c, req, 0, NULL);
 }
 
+static void do_add_uplink(struct ctl_client *c, const struct nlmsghdr *req, const struct wb_ctl_msg *m)
+{
+	struct bond_ctx *bc = c->srv->bc;
+	struct wb_conf_uplink up;
+	char err[160];
+	int rc;
+
+	rc = wb_config_runtime_uplink(&up, mnl_attr_get_str(m->u[WB_CTL_U_NAME]), wb_ctl_str(m->u[WB_CTL_U_DEVICE], NULL),
+				      wb_ctl_str(m->u[WB_CTL_U_SOURCE], NULL),
+				      m->u[WB_CTL_U_FWMARK] ? mnl_attr_get_u32(m->u[WB_CTL_U_FWMARK]) : 0,
+				      m->u[WB_CTL_U_BACKUP] && mnl_attr_get_u8(m->u[WB_CTL_U_BACKUP]),
+				      m->u[WB_CTL_U_WEIGHT] ? mnl_attr_get_u32(m->u[WB_CTL_U_WEIGHT]) : 1, err, sizeof(err));
+	if (!rc)
+		rc = daemon_add_uplink(bc->d, &up, err, sizeof(err));
+	if (rc) {
+		send_error(c, req, -rc, err);
+		return;
+	}
+	log_line(LOG_LVL_NOTICE, bc->conf->name, up.name, "added (uid %u)", (unsigned)c->uid);
+	send_error(c, req, 0, NULL);
+}
+
+static void do_del_uplink(struct ctl_client *c, const struct nlmsghdr *req, const struct wb_ctl_msg *m)
+{
+	struct bond_ctx *bc = c->srv->bc;
+	const char *name = mnl_attr_get_str(m->u[WB_CTL_U_NAME]);
+	int i = find_uplink(bc->bond, name), rc;
+	char err[160];
+
+	if (i < 0) {
+		snprintf(err, sizeof(err), "no uplink '%s' in bond %s", name, bc->conf->name);
+		send_error(c, req, ENOENT, err);
+		return;
+	}
+	rc = daemon_remove_uplink(bc->d, i, err, sizeof(err));
+	if (rc) {
+		send_error(c, req, -rc, err);
+		return;
+	}
+	c->srv->seen.state[i] = 0;
+	c->srv->seen.endpoint_changes[i] = 0;
+	log_line(LOG_LVL_NOTICE, bc->conf->name, NULL, "uplink %s removed (uid %u)", name, (unsigned)c->uid);
+	send_error(c, req, 0, NULL);
+}
+
 static bool changes(uint8_t cmd)
 {
-	return cmd == WB_CTL_CMD_RESET_COUNTERS || cmd == WB_CTL_CMD_SET_SCHED || cmd == WB_CTL_CMD_SET_UPLINK;
+	return cmd == WB_CTL_CMD_RESET_COUNTERS || cmd == WB_CTL_CMD_SET_SCHED || cmd == WB_CTL_CMD_SET_UPLINK ||
+	       cmd == WB_CTL_CMD_ADD_UPLINK || cmd == WB_CTL_CMD_DEL_UPLINK;
 }
 
 static void handle(struct ctl_client *c, const struct nlmsghdr *req, size_t len)
@@ -367,6 +413,12 @@ static void handle(struct ctl_client *c, const struct nlmsghdr *req, size_t len)
 		break;
 	case WB_CTL_CMD_SET_UPLINK:
 		do_set_uplink(c, req, &m);
+		break;
+	case WB_CTL_CMD_ADD_UPLINK:
+		do_add_uplink(c, req, &m);
+		break;
+	case WB_CTL_CMD_DEL_UPLINK:
+		do_del_uplink(c, req, &m);
 		break;
 	case WB_CTL_CMD_MONITOR:
 		c->monitor = true;

@@ -23,6 +23,8 @@
 #define DEFAULT_UPLINK_MTU 1500
 #define STATUS_INTERVAL_NS (5ULL * 1000000000ULL)
 
+static uint32_t datagram_slot(const struct daemon *d);
+
 /* ---- the library's callbacks ----------------------------------------------- */
 
 static void op_send(void *ctx, unsigned sock, const struct wb_endpoint *to, const uint8_t *data, size_t len)
@@ -182,7 +184,7 @@ void daemon_enable_uplink(struct daemon *d, int i, bool enabled, uint64_t now)
 {
 	struct sock_ctx *sc = &d->socks[i];
 
-	if (d->cfg.role != WB_ROLE_CLIENT || i < 0 || i >= d->n_socks || sc->disabled == !enabled)
+	if (d->cfg.role != WB_ROLE_CLIENT || i < 0 || i >= d->n_socks || sc->removed || sc->disabled == !enabled)
 		return;
 	sc->disabled = !enabled;
 	if (sc->open)
@@ -217,7 +219,7 @@ static void on_link_event(void *ctx, const struct rtnl_link_event *ev)
 	for (int i = 0; i < d->n_socks; i++) {
 		struct sock_ctx *sc = &d->socks[i];
 
-		if (strcmp(sc->conf->interface, ev->ifname))
+		if (sc->removed || strcmp(sc->conf->interface, ev->ifname))
 			continue;
 		sc->ifindex = ev->removed ? 0 : ev->ifindex;
 		sc->link_down = !ev->up;
@@ -242,7 +244,7 @@ static void on_addr_event(void *ctx, const struct rtnl_addr_event *ev)
 		struct sock_ctx *sc = &d->socks[i];
 
 		/* A link going down drops its IPv6 addresses too: that is the link's event, not a new address. */
-		if (!sc->ifindex || sc->ifindex != ev->ifindex || sc->link_down)
+		if (sc->removed || !sc->ifindex || sc->ifindex != ev->ifindex || sc->link_down)
 			continue;
 		log_line(LOG_LVL_NOTICE, d->cfg.name, sc->conf->name, "address %s on %s: binding the socket again",
 			 ev->removed ? "removed" : "added", sc->conf->interface);
@@ -253,6 +255,75 @@ static void on_addr_event(void *ctx, const struct rtnl_addr_event *ev)
 }
 
 static const struct rtnl_events_ops event_ops = { .link = on_link_event, .addr = on_addr_event };
+
+/* ---- uplinks added and removed at run time (client) --------------------------------- */
+
+int daemon_add_uplink(struct daemon *d, const struct wb_conf_uplink *up, char *err, size_t errlen)
+{
+	struct wb_uplink_params p = { .backup = up->backup, .weight = (uint16_t)up->weight };
+	uint64_t now = loop_now();
+	struct sock_ctx *sc;
+	uint32_t mtu;
+	int slot, rc;
+
+	if (d->cfg.role != WB_ROLE_CLIENT)
+		return snprintf(err, errlen, "a server learns its uplinks from its clients"), -EPERM;
+	snprintf(p.name, sizeof(p.name), "%s", up->name);
+	slot = wb_bond_add_uplink(d->bonds[0].bond, &p, now);
+	if (slot < 0) {
+		snprintf(err, errlen, slot == -EEXIST   ? "an uplink is named '%s' already"
+				      : slot == -ENOSPC ? "no room for '%s': %d uplinks at most"
+							: "cannot add '%s'",
+			 up->name, WB_MAX_UPLINKS);
+		return slot;
+	}
+	/* Sockets up to this slot: the ones in between were there already (n_socks only grows). */
+	for (; d->n_socks <= slot; d->n_socks++) {
+		d->socks[d->n_socks].d = d;
+		rc = udp_init(&d->socks[d->n_socks].udp, (unsigned)d->n_socks, datagram_slot(d));
+		if (rc) {
+			wb_bond_remove_uplink(d->bonds[0].bond, (unsigned)slot, now);
+			return snprintf(err, errlen, "no memory for its socket"), rc;
+		}
+		d->socks[d->n_socks].removed = true; /* until an uplink takes it */
+	}
+	d->cfg.uplinks[slot] = *up;
+	if (slot >= d->cfg.n_uplinks)
+		d->cfg.n_uplinks = slot + 1;
+	sc = &d->socks[slot];
+	*sc = (struct sock_ctx){ .d = d, .udp = sc->udp, .conf = &d->cfg.uplinks[slot] };
+	if (up->interface[0] && wb_rtnl_link_get(d->rtnl, up->interface, &sc->ifindex, &mtu))
+		sc->ifindex = 0;
+	memset(&d->bonds[0].ctl.ubase[slot], 0, sizeof(d->bonds[0].ctl.ubase[slot]));
+	log_line(LOG_LVL_NOTICE, d->cfg.name, up->name, "added at run time%s%s", up->interface[0] ? " on " : "",
+		 up->interface);
+	if (open_uplink(d, slot, now))
+		d->next_reopen_ns = now + REOPEN_INTERVAL_NS; /* its interface may come later */
+	return 0;
+}
+
+int daemon_remove_uplink(struct daemon *d, int i, char *err, size_t errlen)
+{
+	uint64_t now = loop_now();
+	struct sock_ctx *sc;
+
+	if (d->cfg.role != WB_ROLE_CLIENT)
+		return snprintf(err, errlen, "a server's uplinks are its clients'"), -EPERM;
+	if (i < 0 || i >= d->n_socks || d->socks[i].removed)
+		return snprintf(err, errlen, "no such uplink"), -ENOENT;
+	sc = &d->socks[i];
+	log_line(LOG_LVL_NOTICE, d->cfg.name, sc->conf->name, "removed at run time");
+	close_uplink(d, i, "removed", now);
+	wb_bond_remove_uplink(d->bonds[0].bond, (unsigned)i, now);
+	if (sc->conf->table) {
+		wb_rtnl_rule_del(d->rtnl, AF_INET, sc->conf->fwmark, sc->conf->table, sc->conf->rule_priority);
+		wb_rtnl_rule_del(d->rtnl, AF_INET6, sc->conf->fwmark, sc->conf->table, sc->conf->rule_priority);
+	}
+	sc->removed = true;
+	sc->ifindex = 0;
+	memset(&d->cfg.uplinks[i], 0, sizeof(d->cfg.uplinks[i]));
+	return 0;
+}
 
 /* The policy rules the configuration asks for, IPv4 and IPv6: added at start, removed at exit. */
 static int policy_rules(struct daemon *d, bool add)
@@ -314,7 +385,7 @@ static void reopen_uplinks(struct daemon *d, uint64_t now)
 		return;
 	d->next_reopen_ns = UINT64_MAX;
 	for (int i = 0; i < d->n_socks; i++) {
-		if (!d->socks[i].open && !d->socks[i].link_down && open_uplink(d, i, now))
+		if (!d->socks[i].open && !d->socks[i].link_down && !d->socks[i].removed && open_uplink(d, i, now))
 			d->next_reopen_ns = now + REOPEN_INTERVAL_NS;
 	}
 }
@@ -647,6 +718,9 @@ static int reload_uplinks(struct daemon *d, const struct wb_config *next)
 	for (int i = 0; i < d->cfg.n_uplinks; i++) {
 		struct wb_conf_uplink *cur = &d->cfg.uplinks[i];
 		const struct wb_conf_uplink *nu = conf_uplink(next, cur->name);
+
+		if (!cur->name[0])
+			continue; /* a slot freed at run time */
 
 		if (!nu) {
 			log_line(LOG_LVL_WARNING, d->cfg.name, cur->name, "reload: removed from the file; it stays until a restart");

@@ -45,6 +45,7 @@ struct sock_ctx {
 	bool disabled;                     /* by the operator: kept out of use */
 	int ifindex;                       /* of its interface, 0 if unknown or none */
 	bool link_down;                    /* its interface is down or gone (rtnetlink says) */
+	bool removed;                      /* removed at run time: the slot waits for the next uplink */
 	char why[128];                     /* why it is not open */
 	struct log_limit error_limit;
 };
@@ -72,6 +73,14 @@ int daemon_start(struct daemon *d);
 int daemon_run(struct daemon *d);
 /* Tears down in reverse: tells peers, removes routes, closes devices and sockets. */
 void daemon_stop(struct daemon *d);
+
+/*
+ * Client, at run time: adds an uplink (its slot is its socket number; the
+ * socket opens at once or when its interface appears), or removes one.
+ * 0 or -errno, with what is wrong in err.
+ */
+int daemon_add_uplink(struct daemon *d, const struct wb_conf_uplink *up, char *err, size_t errlen);
+int daemon_remove_uplink(struct daemon *d, int i, char *err, size_t errlen);
 
 /* SIGHUP: reads the file again and applies what can change while running. */
 void daemon_reload(struct daemon *d);

@@ -87,7 +87,8 @@ void status_log(const struct daemon *d)
 		 c->rx_datagrams, c->short_or_unknown, c->unknown_index, c->bad_mac1, c->unknown_peer, c->under_load,
 		 c->cookie_replies_sent);
 	for (int i = 0; i < d->n_socks; i++)
-		log_socket(d, &d->socks[i]);
+		if (!d->socks[i].removed)
+			log_socket(d, &d->socks[i]);
 	for (int i = 0; i < d->n_bonds; i++)
 		if (d->bonds[i].bond)
 			log_bond(&d->bonds[i]);

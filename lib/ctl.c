@@ -72,6 +72,8 @@ static const struct attr_rule uplink_rules[WB_CTL_U_COUNT] = {
 	[WB_CTL_U_IN_FLIGHT] = { MNL_TYPE_U64, 0 },
 	[WB_CTL_U_PACING_RATE] = { MNL_TYPE_U64, 0 },
 	[WB_CTL_U_COUNTERS] = { MNL_TYPE_NESTED, 0 },
+	[WB_CTL_U_SOURCE] = { MNL_TYPE_NUL_STRING, 64 },
+	[WB_CTL_U_FWMARK] = { MNL_TYPE_U32, 0 },
 };
 
 static const struct attr_rule event_rules[WB_CTL_E_MAX_ATTR] = {
@@ -86,9 +88,16 @@ static const struct attr_rule event_rules[WB_CTL_E_MAX_ATTR] = {
 static const uint64_t request_attrs[WB_CTL_CMD_COUNT] = {
 	[WB_CTL_CMD_SET_SCHED] = BIT(WB_CTL_A_SCHED_POLICY) | BIT(WB_CTL_A_SCHED_SET_ON) | BIT(WB_CTL_A_SCHED_SET_OFF),
 	[WB_CTL_CMD_SET_UPLINK] = BIT(WB_CTL_A_UPLINK),
+	[WB_CTL_CMD_ADD_UPLINK] = BIT(WB_CTL_A_UPLINK),
+	[WB_CTL_CMD_DEL_UPLINK] = BIT(WB_CTL_A_UPLINK),
 };
-static const uint64_t request_uplink_attrs =
-	BIT(WB_CTL_U_NAME) | BIT(WB_CTL_U_BACKUP) | BIT(WB_CTL_U_ENABLED) | BIT(WB_CTL_U_WEIGHT);
+/* The uplink attributes each of those may carry; the name always. */
+static const uint64_t request_uplink_attrs[WB_CTL_CMD_COUNT] = {
+	[WB_CTL_CMD_SET_UPLINK] = BIT(WB_CTL_U_NAME) | BIT(WB_CTL_U_BACKUP) | BIT(WB_CTL_U_ENABLED) | BIT(WB_CTL_U_WEIGHT),
+	[WB_CTL_CMD_ADD_UPLINK] = BIT(WB_CTL_U_NAME) | BIT(WB_CTL_U_DEVICE) | BIT(WB_CTL_U_SOURCE) |
+				  BIT(WB_CTL_U_FWMARK) | BIT(WB_CTL_U_BACKUP) | BIT(WB_CTL_U_WEIGHT),
+	[WB_CTL_CMD_DEL_UPLINK] = BIT(WB_CTL_U_NAME),
+};
 
 static const char *const cmd_names[WB_CTL_CMD_COUNT] = {
 	[WB_CTL_CMD_GET_BOND] = "get-bond",
@@ -98,6 +107,8 @@ static const char *const cmd_names[WB_CTL_CMD_COUNT] = {
 	[WB_CTL_CMD_SET_UPLINK] = "set-uplink",
 	[WB_CTL_CMD_MONITOR] = "monitor",
 	[WB_CTL_CMD_EVENT] = "event",
+	[WB_CTL_CMD_ADD_UPLINK] = "add-uplink",
+	[WB_CTL_CMD_DEL_UPLINK] = "del-uplink",
 };
 
 static const char *const event_names[WB_CTL_EV_COUNT] = {
@@ -352,6 +363,33 @@ static int parse_counters(const struct nlattr *nest, unsigned n, struct wb_ctl_c
 	return ret < 0 ? fail(err, err_len, -EINVAL, "counters: attributes run past the end") : 0;
 }
 
+/* A request about one uplink: its name, only its command's attributes, each in range. */
+static int check_uplink_request(const struct wb_ctl_msg *m, char *err, size_t err_len)
+{
+	const char *cmd = cmd_names[m->cmd];
+	uint64_t have = 0;
+
+	if (!m->a[WB_CTL_A_UPLINK] || !m->u[WB_CTL_U_NAME])
+		return fail(err, err_len, -EINVAL, "%s: the uplink's name is missing", cmd);
+	for (unsigned t = 1; t < WB_CTL_U_COUNT; t++)
+		if (m->u[t]) {
+			if (!(request_uplink_attrs[m->cmd] & BIT(t)))
+				return fail(err, err_len, -EINVAL, "%s: uplink attribute %u cannot be set", cmd, t);
+			have |= BIT(t);
+		}
+	if (m->cmd == WB_CTL_CMD_SET_UPLINK && have == BIT(WB_CTL_U_NAME))
+		return fail(err, err_len, -EINVAL, "%s: nothing to change (backup, enabled, weight)", cmd);
+	if (m->cmd == WB_CTL_CMD_ADD_UPLINK && !(have & (BIT(WB_CTL_U_DEVICE) | BIT(WB_CTL_U_SOURCE) | BIT(WB_CTL_U_FWMARK))))
+		return fail(err, err_len, -EINVAL, "%s: needs at least one of device, source and fwmark", cmd);
+	if (m->u[WB_CTL_U_WEIGHT] &&
+	    (mnl_attr_get_u32(m->u[WB_CTL_U_WEIGHT]) < 1 || mnl_attr_get_u32(m->u[WB_CTL_U_WEIGHT]) > WEIGHT_MAX))
+		return fail(err, err_len, -EINVAL, "%s: weight %u out of range 1..%u", cmd,
+			    mnl_attr_get_u32(m->u[WB_CTL_U_WEIGHT]), WEIGHT_MAX);
+	if (m->u[WB_CTL_U_FWMARK] && !mnl_attr_get_u32(m->u[WB_CTL_U_FWMARK]))
+		return fail(err, err_len, -EINVAL, "%s: fwmark 0 is no mark", cmd);
+	return 0;
+}
+
 /* The values a request may set, each in its range. */
 static int check_request_values(struct wb_ctl_msg *m, char *err, size_t err_len)
 {
@@ -377,24 +415,8 @@ static int check_request_values(struct wb_ctl_msg *m, char *err, size_t err_len)
 			return fail(err, err_len, -EINVAL, "set-sched: no policy '%s' (default, roundrobin, redundant, first)",
 				    mnl_attr_get_str(m->a[WB_CTL_A_SCHED_POLICY]));
 	}
-	if (m->cmd == WB_CTL_CMD_SET_UPLINK) {
-		uint64_t u_have = 0;
-
-		if (!m->a[WB_CTL_A_UPLINK] || !m->u[WB_CTL_U_NAME])
-			return fail(err, err_len, -EINVAL, "set-uplink: the uplink's name is missing");
-		for (unsigned t = 1; t < WB_CTL_U_COUNT; t++)
-			if (m->u[t]) {
-				if (!(request_uplink_attrs & BIT(t)))
-					return fail(err, err_len, -EINVAL, "set-uplink: uplink attribute %u cannot be set", t);
-				u_have |= BIT(t);
-			}
-		if (u_have == BIT(WB_CTL_U_NAME))
-			return fail(err, err_len, -EINVAL, "set-uplink: nothing to change (backup, enabled, weight)");
-		if (m->u[WB_CTL_U_WEIGHT] &&
-		    (mnl_attr_get_u32(m->u[WB_CTL_U_WEIGHT]) < 1 || mnl_attr_get_u32(m->u[WB_CTL_U_WEIGHT]) > WEIGHT_MAX))
-			return fail(err, err_len, -EINVAL, "set-uplink: weight %u out of range 1..%u",
-				    mnl_attr_get_u32(m->u[WB_CTL_U_WEIGHT]), WEIGHT_MAX);
-	}
+	if (request_uplink_attrs[m->cmd])
+		return check_uplink_request(m, err, err_len);
 	return 0;
 }
 

@@ -42,6 +42,8 @@ enum wb_ctl_cmd {
 	WB_CTL_CMD_SET_UPLINK,     /* an uplink's backup, weight, enabled */
 	WB_CTL_CMD_MONITOR,        /* subscribe: events follow on this connection */
 	WB_CTL_CMD_EVENT,          /* daemon -> monitor */
+	WB_CTL_CMD_ADD_UPLINK,     /* a new uplink at run time (client) */
+	WB_CTL_CMD_DEL_UPLINK,     /* an uplink removed at run time (client) */
 	WB_CTL_CMD_COUNT
 };
 
@@ -89,6 +91,8 @@ enum wb_ctl_uplink_attr {
 	WB_CTL_U_IN_FLIGHT,   /* u64: bytes */
 	WB_CTL_U_PACING_RATE, /* u64: bytes per second */
 	WB_CTL_U_COUNTERS,    /* nested: uplink counters, WB_CTL_UPLINK_COUNTERS order */
+	WB_CTL_U_SOURCE,      /* string: the source address (and :port) it binds to (ADD_UPLINK) */
+	WB_CTL_U_FWMARK,      /* u32: its packets' mark, 1.. (ADD_UPLINK) */
 	WB_CTL_U_COUNT
 };
 

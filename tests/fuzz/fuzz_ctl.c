@@ -73,6 +73,7 @@ static const enum kind uplink_kinds[WB_CTL_U_COUNT] = {
 	[WB_CTL_U_SRTT] = K_U64,      [WB_CTL_U_MIN_RTT] = K_U64,    [WB_CTL_U_RTTVAR] = K_U64,
 	[WB_CTL_U_LOSS_PPM] = K_U32,  [WB_CTL_U_CWND] = K_U64,       [WB_CTL_U_IN_FLIGHT] = K_U64,
 	[WB_CTL_U_PACING_RATE] = K_U64, [WB_CTL_U_COUNTERS] = K_NEST,
+	[WB_CTL_U_SOURCE] = K_STR,    [WB_CTL_U_FWMARK] = K_U32,
 };
 
 static const enum kind event_kinds[WB_CTL_E_MAX_ATTR] = {
@@ -252,6 +253,25 @@ static void check_request(const struct wb_ctl_msg *m)
 		CHECK(u[WB_CTL_U_BACKUP] || u[WB_CTL_U_ENABLED] || u[WB_CTL_U_WEIGHT]);
 		CHECK(!u[WB_CTL_U_WEIGHT] ||
 		      (mnl_attr_get_u32(u[WB_CTL_U_WEIGHT]) >= 1 && mnl_attr_get_u32(u[WB_CTL_U_WEIGHT]) <= 1000));
+		break;
+	case WB_CTL_CMD_ADD_UPLINK:
+		for (unsigned t = 0; t < WB_CTL_A_COUNT; t++)
+			CHECK(!a[t] || t == WB_CTL_A_UPLINK);
+		CHECK(a[WB_CTL_A_UPLINK] && u[WB_CTL_U_NAME]);
+		for (unsigned t = 0; t < WB_CTL_U_COUNT; t++)
+			CHECK(!u[t] || t == WB_CTL_U_NAME || t == WB_CTL_U_DEVICE || t == WB_CTL_U_SOURCE ||
+			      t == WB_CTL_U_FWMARK || t == WB_CTL_U_BACKUP || t == WB_CTL_U_WEIGHT);
+		CHECK(u[WB_CTL_U_DEVICE] || u[WB_CTL_U_SOURCE] || u[WB_CTL_U_FWMARK]);
+		CHECK(!u[WB_CTL_U_FWMARK] || mnl_attr_get_u32(u[WB_CTL_U_FWMARK]) != 0);
+		CHECK(!u[WB_CTL_U_WEIGHT] ||
+		      (mnl_attr_get_u32(u[WB_CTL_U_WEIGHT]) >= 1 && mnl_attr_get_u32(u[WB_CTL_U_WEIGHT]) <= 1000));
+		break;
+	case WB_CTL_CMD_DEL_UPLINK:
+		for (unsigned t = 0; t < WB_CTL_A_COUNT; t++)
+			CHECK(!a[t] || t == WB_CTL_A_UPLINK);
+		for (unsigned t = 0; t < WB_CTL_U_COUNT; t++)
+			CHECK(!u[t] || t == WB_CTL_U_NAME);
+		CHECK(u[WB_CTL_U_NAME] != NULL);
 		break;
 	default:
 		/* GET_BOND, GET_UPLINKS, RESET_COUNTERS, MONITOR carry nothing. */

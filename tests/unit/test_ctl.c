@@ -535,7 +535,69 @@ static void test_request_rejects_unknown_attributes_by_number(void **state)
 	mnl_attr_put_u8(nlh, WB_CTL_U_BACKUP, 1);
 	mnl_attr_put_u8(nlh, WB_CTL_U_COUNT, 1);
 	mnl_attr_nest_end(nlh, n);
-	reject(nlh, WB_CTL_REQUEST, -EINVAL, "unknown uplink attribute 18");
+	reject(nlh, WB_CTL_REQUEST, -EINVAL, "unknown uplink attribute 20");
+}
+
+/* add-uplink: a name and a binding (device, source or mark); del-uplink: the name alone. */
+static void test_add_and_del_uplink_requests(void **state)
+{
+	struct wb_ctl_msg m;
+	struct nlmsghdr *nlh;
+	struct nlattr *n;
+
+	(void)state;
+	nlh = start(WB_CTL_CMD_ADD_UPLINK);
+	n = nest_start(nlh, WB_CTL_A_UPLINK);
+	mnl_attr_put_strz(nlh, WB_CTL_U_NAME, "lte2");
+	mnl_attr_put_strz(nlh, WB_CTL_U_DEVICE, "wwan1");
+	mnl_attr_put_strz(nlh, WB_CTL_U_SOURCE, "192.0.2.7");
+	mnl_attr_put_u32(nlh, WB_CTL_U_FWMARK, 0x10000);
+	mnl_attr_put_u8(nlh, WB_CTL_U_BACKUP, 1);
+	mnl_attr_put_u32(nlh, WB_CTL_U_WEIGHT, 3);
+	mnl_attr_nest_end(nlh, n);
+	accept_msg(nlh, WB_CTL_REQUEST, &m);
+	assert_int_equal(m.cmd, WB_CTL_CMD_ADD_UPLINK);
+	assert_string_equal(mnl_attr_get_str(m.u[WB_CTL_U_SOURCE]), "192.0.2.7");
+	assert_int_equal(mnl_attr_get_u32(m.u[WB_CTL_U_FWMARK]), 0x10000);
+
+	nlh = start(WB_CTL_CMD_ADD_UPLINK);
+	n = nest_start(nlh, WB_CTL_A_UPLINK);
+	mnl_attr_put_strz(nlh, WB_CTL_U_NAME, "lte2");
+	mnl_attr_put_u32(nlh, WB_CTL_U_WEIGHT, 3);
+	mnl_attr_nest_end(nlh, n);
+	reject(nlh, WB_CTL_REQUEST, -EINVAL, "needs at least one of device, source and fwmark");
+
+	nlh = start(WB_CTL_CMD_ADD_UPLINK);
+	n = nest_start(nlh, WB_CTL_A_UPLINK);
+	mnl_attr_put_strz(nlh, WB_CTL_U_NAME, "lte2");
+	mnl_attr_put_u32(nlh, WB_CTL_U_FWMARK, 0);
+	mnl_attr_nest_end(nlh, n);
+	reject(nlh, WB_CTL_REQUEST, -EINVAL, "fwmark 0 is no mark");
+
+	nlh = start(WB_CTL_CMD_ADD_UPLINK);
+	n = nest_start(nlh, WB_CTL_A_UPLINK);
+	mnl_attr_put_strz(nlh, WB_CTL_U_NAME, "lte2");
+	mnl_attr_put_strz(nlh, WB_CTL_U_DEVICE, "wwan1");
+	mnl_attr_put_u8(nlh, WB_CTL_U_ENABLED, 1);
+	mnl_attr_nest_end(nlh, n);
+	reject(nlh, WB_CTL_REQUEST, -EINVAL, "add-uplink: uplink attribute 5 cannot be set");
+
+	nlh = start(WB_CTL_CMD_DEL_UPLINK);
+	n = nest_start(nlh, WB_CTL_A_UPLINK);
+	mnl_attr_put_strz(nlh, WB_CTL_U_NAME, "lte2");
+	mnl_attr_nest_end(nlh, n);
+	accept_msg(nlh, WB_CTL_REQUEST, &m);
+	assert_int_equal(m.cmd, WB_CTL_CMD_DEL_UPLINK);
+
+	nlh = start(WB_CTL_CMD_DEL_UPLINK);
+	n = nest_start(nlh, WB_CTL_A_UPLINK);
+	mnl_attr_put_strz(nlh, WB_CTL_U_NAME, "lte2");
+	mnl_attr_put_u32(nlh, WB_CTL_U_WEIGHT, 3);
+	mnl_attr_nest_end(nlh, n);
+	reject(nlh, WB_CTL_REQUEST, -EINVAL, "del-uplink: uplink attribute 6 cannot be set");
+
+	nlh = start(WB_CTL_CMD_DEL_UPLINK);
+	reject(nlh, WB_CTL_REQUEST, -EINVAL, "del-uplink: the uplink's name is missing");
 }
 
 /* ---- rejections: the envelope ---------------------------------------------------------- */
@@ -1334,6 +1396,7 @@ int main(void)
 		cmocka_unit_test(test_counters_absent_read_as_zero),
 		cmocka_unit_test(test_reply_skips_attributes_of_a_newer_daemon),
 		cmocka_unit_test(test_request_rejects_unknown_attributes_by_number),
+		cmocka_unit_test(test_add_and_del_uplink_requests),
 		cmocka_unit_test(test_length_not_matching_the_header_is_rejected),
 		cmocka_unit_test(test_shorter_than_the_header_is_rejected),
 		cmocka_unit_test(test_wrong_message_type_is_rejected),
