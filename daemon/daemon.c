@@ -24,6 +24,7 @@
 #define STATUS_INTERVAL_NS (5ULL * 1000000000ULL)
 
 static uint32_t datagram_slot(const struct daemon *d);
+static int uplink_rule(struct daemon *d, const struct wb_conf_uplink *u, bool add);
 
 /* ---- the library's callbacks ----------------------------------------------- */
 
@@ -295,6 +296,8 @@ int daemon_add_uplink(struct daemon *d, const struct wb_conf_uplink *up, char *e
 	if (up->interface[0] && wb_rtnl_link_get(d->rtnl, up->interface, &sc->ifindex, &mtu))
 		sc->ifindex = 0;
 	memset(&d->bonds[0].ctl.ubase[slot], 0, sizeof(d->bonds[0].ctl.ubase[slot]));
+	if (up->table && uplink_rule(d, &d->cfg.uplinks[slot], true))
+		log_line(LOG_LVL_WARNING, d->cfg.name, up->name, "its policy rule could not be added: it goes without");
 	log_line(LOG_LVL_NOTICE, d->cfg.name, up->name, "added at run time%s%s", up->interface[0] ? " on " : "",
 		 up->interface);
 	if (open_uplink(d, slot, now))
@@ -315,46 +318,52 @@ int daemon_remove_uplink(struct daemon *d, int i, char *err, size_t errlen)
 	log_line(LOG_LVL_NOTICE, d->cfg.name, sc->conf->name, "removed at run time");
 	close_uplink(d, i, "removed", now);
 	wb_bond_remove_uplink(d->bonds[0].bond, (unsigned)i, now);
-	if (sc->conf->table) {
-		wb_rtnl_rule_del(d->rtnl, AF_INET, sc->conf->fwmark, sc->conf->table, sc->conf->rule_priority);
-		wb_rtnl_rule_del(d->rtnl, AF_INET6, sc->conf->fwmark, sc->conf->table, sc->conf->rule_priority);
-	}
+	if (sc->conf->table)
+		uplink_rule(d, sc->conf, false);
 	sc->removed = true;
 	sc->ifindex = 0;
 	memset(&d->cfg.uplinks[i], 0, sizeof(d->cfg.uplinks[i]));
 	return 0;
 }
 
-/* The policy rules the configuration asks for, IPv4 and IPv6: added at start, removed at exit. */
-static int policy_rules(struct daemon *d, bool add)
+/* Uplink u's policy rule, IPv4 and IPv6: added or removed. 0 or the first error (said). */
+static int uplink_rule(struct daemon *d, const struct wb_conf_uplink *u, bool add)
 {
 	static const int families[] = { AF_INET, AF_INET6 };
 	int rc = 0;
 
-	for (int i = 0; i < d->cfg.n_uplinks; i++) {
-		const struct wb_conf_uplink *u = &d->cfg.uplinks[i];
+	if (add && (u->fwmark & WB_MWAN3_MARK_MASK))
+		log_line(LOG_LVL_WARNING, d->cfg.name, u->name,
+			 "fwmark 0x%x overlaps mwan3's mark mask 0x%x: with mwan3 on this router, pick a mark outside it",
+			 u->fwmark, WB_MWAN3_MARK_MASK);
+	for (int f = 0; f < 2; f++) {
+		int err = add ? wb_rtnl_rule_add(d->rtnl, families[f], u->fwmark, u->table, u->rule_priority)
+			      : wb_rtnl_rule_del(d->rtnl, families[f], u->fwmark, u->table, u->rule_priority);
 
-		if (!u->table)
-			continue;
-		if (add && (u->fwmark & WB_MWAN3_MARK_MASK))
-			log_line(LOG_LVL_WARNING, d->cfg.name, u->name,
-				 "fwmark 0x%x overlaps mwan3's mark mask 0x%x: with mwan3 on this router, pick a mark outside it",
-				 u->fwmark, WB_MWAN3_MARK_MASK);
-		for (int f = 0; f < 2; f++) {
-			int err = add ? wb_rtnl_rule_add(d->rtnl, families[f], u->fwmark, u->table, u->rule_priority)
-				      : wb_rtnl_rule_del(d->rtnl, families[f], u->fwmark, u->table, u->rule_priority);
-
-			if (err && add) {
-				log_line(LOG_LVL_ERR, d->cfg.name, u->name, "policy rule fwmark 0x%x table %u priority %u: %s%s%s",
-					 u->fwmark, u->table, u->rule_priority, strerror(-err), *wb_rtnl_error(d->rtnl) ? ": " : "",
-					 wb_rtnl_error(d->rtnl));
-				rc = err;
-			}
+		if (err && add && !rc) {
+			log_line(LOG_LVL_ERR, d->cfg.name, u->name, "policy rule fwmark 0x%x table %u priority %u: %s%s%s",
+				 u->fwmark, u->table, u->rule_priority, strerror(-err), *wb_rtnl_error(d->rtnl) ? ": " : "",
+				 wb_rtnl_error(d->rtnl));
+			rc = err;
 		}
-		if (add && !rc)
-			log_line(LOG_LVL_INFO, d->cfg.name, u->name, "policy rule: fwmark 0x%x lookup %u, priority %u", u->fwmark,
-				 u->table, u->rule_priority);
 	}
+	if (add && !rc)
+		log_line(LOG_LVL_INFO, d->cfg.name, u->name, "policy rule: fwmark 0x%x lookup %u, priority %u", u->fwmark,
+			 u->table, u->rule_priority);
+	return rc;
+}
+
+/* The policy rules the configuration asks for: added at start, removed at exit. */
+static int policy_rules(struct daemon *d, bool add)
+{
+	int rc = 0;
+
+	for (int i = 0; i < d->cfg.n_uplinks; i++)
+		if (d->cfg.uplinks[i].table) {
+			int err = uplink_rule(d, &d->cfg.uplinks[i], add);
+
+			rc = rc ? rc : err;
+		}
 	return rc;
 }
 
@@ -476,6 +485,7 @@ static int create_device(struct daemon *d)
 	int rc;
 
 	memcpy(p.private_key, d->cfg.private_key, WB_KEY_LEN);
+	wb_x25519_public(d->own_public_key, d->cfg.private_key);
 	timers_from_config(&p.timers, &d->cfg.timers);
 	rc = wb_device_new(&d->dev, &p, &daemon_ops, d);
 	wb_wipe(p.private_key, sizeof(p.private_key));
@@ -710,27 +720,55 @@ static const struct wb_conf_uplink *conf_uplink(const struct wb_config *c, const
 	return NULL;
 }
 
-/* Uplinks: a role or weight changes in place; a new binding, a new or removed uplink need a restart. */
+static bool same_binding(const struct wb_conf_uplink *a, const struct wb_conf_uplink *b)
+{
+	return !strcmp(a->interface, b->interface) && !memcmp(&a->source, &b->source, sizeof(a->source)) &&
+	       a->fwmark == b->fwmark && a->table == b->table && a->rule_priority == b->rule_priority;
+}
+
+/* A reload's change of one uplink, as the CLI's would be; false (and said why) if it failed. */
+static bool reload_add(struct daemon *d, const struct wb_conf_uplink *up)
+{
+	char err[160];
+
+	if (!daemon_add_uplink(d, up, err, sizeof(err)))
+		return true;
+	log_line(LOG_LVL_ERR, d->cfg.name, up->name, "reload: cannot add it: %s", err);
+	return false;
+}
+
+static bool reload_remove(struct daemon *d, int i)
+{
+	char err[160];
+
+	if (!daemon_remove_uplink(d, i, err, sizeof(err)))
+		return true;
+	log_line(LOG_LVL_ERR, d->cfg.name, d->cfg.uplinks[i].name, "reload: cannot remove it: %s", err);
+	return false;
+}
+
+/*
+ * Uplinks: one gone from the file is removed, a new one added, one bound
+ * otherwise (interface, source, mark, rule) removed and added again; a role
+ * or weight changes in place. The others, and the tunnel, are untouched.
+ * Returns how many changes failed.
+ */
 static int reload_uplinks(struct daemon *d, const struct wb_config *next)
 {
-	int pending = 0;
+	int failed = 0;
 
 	for (int i = 0; i < d->cfg.n_uplinks; i++) {
 		struct wb_conf_uplink *cur = &d->cfg.uplinks[i];
 		const struct wb_conf_uplink *nu = conf_uplink(next, cur->name);
 
 		if (!cur->name[0])
-			continue; /* a slot freed at run time */
-
-		if (!nu) {
-			log_line(LOG_LVL_WARNING, d->cfg.name, cur->name, "reload: removed from the file; it stays until a restart");
-			pending++;
+			continue; /* a free slot */
+		if (!nu || !same_binding(nu, cur)) {
+			log_line(LOG_LVL_NOTICE, d->cfg.name, cur->name, "reload: %s", nu ? "bound otherwise: again" : "removed");
+			failed += !reload_remove(d, i);
+			if (nu)
+				failed += !reload_add(d, nu);
 			continue;
-		}
-		if (strcmp(nu->interface, cur->interface) || memcmp(&nu->source, &cur->source, sizeof(nu->source)) ||
-		    nu->fwmark != cur->fwmark || nu->table != cur->table || nu->rule_priority != cur->rule_priority) {
-			log_line(LOG_LVL_WARNING, d->cfg.name, cur->name, "reload: a new binding takes a restart");
-			pending++;
 		}
 		if (nu->backup != cur->backup || nu->weight != cur->weight) {
 			cur->backup = nu->backup;
@@ -742,10 +780,10 @@ static int reload_uplinks(struct daemon *d, const struct wb_config *next)
 	}
 	for (int i = 0; i < next->n_uplinks; i++)
 		if (!conf_uplink(&d->cfg, next->uplinks[i].name)) {
-			log_line(LOG_LVL_WARNING, d->cfg.name, next->uplinks[i].name, "reload: a new uplink takes a restart");
-			pending++;
+			log_line(LOG_LVL_NOTICE, d->cfg.name, next->uplinks[i].name, "reload: new");
+			failed += !reload_add(d, &next->uplinks[i]);
 		}
-	return pending;
+	return failed;
 }
 
 static void reload_scheduler(struct daemon *d, const struct wb_config *next)
@@ -757,6 +795,45 @@ static void reload_scheduler(struct daemon *d, const struct wb_config *next)
 		wb_bond_set_scheduler(d->bonds[i].bond, d->cfg.scheduler.policy, d->cfg.scheduler.off);
 	log_line(LOG_LVL_NOTICE, d->cfg.name, NULL, "reload: scheduler %s, rules off 0x%x", d->cfg.scheduler.policy,
 		 d->cfg.scheduler.off);
+}
+
+static bool same_peer(const struct wb_conf_peer *a, const struct wb_conf_peer *b)
+{
+	return !strcmp(a->name, b->name) && !memcmp(a->public_key, b->public_key, WB_KEY_LEN) &&
+	       !memcmp(a->preshared_key, b->preshared_key, WB_KEY_LEN) && !memcmp(&a->tun, &b->tun, sizeof(a->tun)) &&
+	       a->n_routes == b->n_routes && !memcmp(a->routes, b->routes, (size_t)a->n_routes * sizeof(a->routes[0]));
+}
+
+/* What a reload cannot apply: said, one line each. Returns how many. */
+static int reload_needs_restart(struct daemon *d, const struct wb_config *next)
+{
+	uint8_t pub[WB_KEY_LEN];
+	const char *what[8];
+	int n = 0;
+
+	if (wb_x25519_public(pub, next->private_key) || memcmp(pub, d->own_public_key, WB_KEY_LEN))
+		what[n++] = "the private key";
+	if (next->cipher != d->cfg.cipher)
+		what[n++] = "the cipher";
+	if (memcmp(&next->server, &d->cfg.server, sizeof(next->server)) ||
+	    memcmp(&next->listen, &d->cfg.listen, sizeof(next->listen)))
+		what[n++] = d->cfg.role == WB_ROLE_CLIENT ? "the server" : "the listen address";
+	if (memcmp(&next->timers, &d->cfg.timers, sizeof(next->timers)))
+		what[n++] = "the timers";
+	if (memcmp(&next->transport, &d->cfg.transport, sizeof(next->transport)))
+		what[n++] = "the transport";
+	if (memcmp(&next->control, &d->cfg.control, sizeof(next->control)))
+		what[n++] = "the control socket";
+	if (next->n_peers != d->cfg.n_peers)
+		what[n++] = "the peers";
+	for (int i = 0; i < next->n_peers && i < d->cfg.n_peers && n < 8; i++)
+		if (!same_peer(&next->peers[i], &d->cfg.peers[i])) {
+			what[n++] = d->cfg.role == WB_ROLE_CLIENT ? "the server's key or the tunnel" : "a peer";
+			break;
+		}
+	for (int i = 0; i < n; i++)
+		log_line(LOG_LVL_WARNING, d->cfg.name, NULL, "reload: %s changed: that takes a restart", what[i]);
+	return n;
 }
 
 void daemon_reload(struct daemon *d)
@@ -771,11 +848,12 @@ void daemon_reload(struct daemon *d)
 	} else if (next.role != d->cfg.role || strcmp(next.name, d->cfg.name)) {
 		log_line(LOG_LVL_ERR, d->cfg.name, NULL, "reload: %s: a new role or name takes a restart", d->cfg.path);
 	} else {
+		pending = reload_needs_restart(d, &next);
 		reload_scheduler(d, &next);
 		if (d->cfg.role == WB_ROLE_CLIENT)
-			pending = reload_uplinks(d, &next);
-		log_line(LOG_LVL_NOTICE, d->cfg.name, NULL, "reloaded %s%s", d->cfg.path,
-			 pending ? "; some changes wait for a restart (see above)" : "");
+			pending += reload_uplinks(d, &next);
+		log_line(pending ? LOG_LVL_WARNING : LOG_LVL_NOTICE, d->cfg.name, NULL, "reloaded %s%s", d->cfg.path,
+			 pending ? "; some changes are not applied (see above)" : "");
 	}
 	wb_wipe(&next, sizeof(next));
 	notify_ready(NULL);

@@ -63,6 +63,7 @@ struct daemon {
 	int n_socks;
 	uint64_t next_reopen_ns; /* client: when to try again to open missing uplink sockets */
 	uint64_t started_ns;
+	uint8_t own_public_key[WB_KEY_LEN]; /* of the private key started with (that one is wiped): a reload compares */
 	/* The service manager: watchdog pings and the STATUS= line. */
 	uint64_t watchdog_ns, next_watchdog_ns;
 	uint64_t next_status_ns, status_tx_bytes, status_rx_bytes;

@@ -15,7 +15,8 @@
 #   d. a caller who is not root (nobody, in the control group) may read,
 #      and may change nothing: the daemon refuses, exit code 2
 #   e. the exit codes: usage error 1, no daemon 3
-#   f. SIGHUP with an edited file: the new policy and weight apply
+#   f. SIGHUP with an edited file: the new policy, a weight, a new binding
+#      (lte with its policy rule again) and a new uplink apply, the session stays
 #   g. the notify socket saw READY=1, STATUS=, WATCHDOG=1, RELOADING=1, then
 #      READY=1 again, and STOPPING=1 at the end; the control socket and the
 #      policy rule (lte: fwmark 0x10000, table 102) are gone after exit
@@ -185,12 +186,25 @@ DPID=$(pgrep -P "$PROBE_PID" -x wanbondd || true)
 cat >>"$CCONF" <<'CONF'
 scheduler = { policy = "redundant"; };
 CONF
-sed -i 's|table = 102; }|table = 102; weight = 5; }|' "$CCONF"
+# lte: the file's binding (with its mark and rule) differs from the one 'uplink add' gave it
+# in c., and a weight of 5; and a new uplink on an interface that does not exist yet.
+sed -i 's|table = 102; }|table = 102; weight = 5; }, { name = "extra"; interface = "wan9"; }|' "$CCONF"
+grep -q '"extra"' "$CCONF" || nt_die "could not add an uplink to $CCONF"
 kill -HUP "$DPID"
 nt_wait_log "$CLOG" 'reloaded' 5 || true
 nt_expect_true "after SIGHUP: policy redundant" [ "$(json '.[0].scheduler.policy')" = redundant ]
 nt_expect_true "after SIGHUP: lte weight 5" [ "$(uplink_json lte .weight)" = 5 ]
-nt_expect_true "after SIGHUP: the session stayed" [ "$(json '.[0].session')" = true ]
+nt_expect_range "after SIGHUP: lte's policy rule back (IPv4)" "$(rule_count -4)" 1 1
+nt_expect_true "after SIGHUP: extra added, waiting for wan9" [ "$(uplink_json extra '"\(.state) \(.socket_error)"' | cut -c1-20)" = "down interface wan9 " ]
+wait_for 5 state_is lte up || true
+nt_expect_true "after SIGHUP: lte up again" state_is lte up
+nt_expect_true "after SIGHUP: nothing said to need a restart" sh -c "! grep -q 'takes a restart' '$CLOG'"
+nt_expect_true "after SIGHUP: the session stayed"
+# What a reload cannot apply is said, and the rest goes on.
+echo 'timers = { probe_interval_ms = 200; };' >>"$CCONF"
+kill -HUP "$DPID"
+nt_wait_log "$CLOG" 'the timers changed: that takes a restart' 5 && said=1 || said=0
+nt_expect_range "second SIGHUP, new timers: said to take a restart" "$said" 1 1 [ "$(json '.[0].session')" = true ]
 
 # ---- g. the notify socket -------------------------------------------------------------------------
 echo "g. notifications"
