@@ -196,7 +196,7 @@ run_scenario() {
 			if [ "$sc" = S8 ] && [ "$row" = default ]; then
 				local st
 				st=$(nt_wb_status "$CLIENT_PID" "$NT_TMP/client.conf.log"; nt_wb_status "$SERVER_PID" "$NT_TMP/server.conf.log") || true
-				# IP packets the two ends sent on the backup uplink.
+				# IP packets the two ends sent on the backup uplink, both directions of the run.
 				echo "S8 down $VARIANT default $run ip_packets_spare_down $(grep -E '/spare: cwnd' <<<"$st" |
 					grep -oE '(data sent|resent|reinjected) [0-9]+' | awk '{ s += $NF } END { print s + 0 }')" >>"$OUT/results.txt"
 			fi

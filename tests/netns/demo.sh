@@ -107,3 +107,6 @@ echo
 echo "(each run replays the LTE trace from its start; its configured figure is the"
 echo " trace's capacity over the measured seconds; TCP through the bond is the"
 echo " LAN host's own TCP, lan to srv, over the tunnel)"
+echo
+echo "The router's view after the runs (wanbond show):"
+"$NT_BUILD/bin/wanbond" -d "$NT_TMP/ctl-client" show | sed 's/^/  /'
