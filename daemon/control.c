@@ -116,7 +116,7 @@ static void send_error(struct ctl_client *c, const struct nlmsghdr *req, int err
 
 static void send_done(struct ctl_client *c, const struct nlmsghdr *req)
 {
-	char buf[64];
+	char buf[64] = { 0 };
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	int *status = mnl_nlmsg_put_extra_header(nlh, sizeof(int));
 

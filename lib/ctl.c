@@ -142,8 +142,12 @@ const char *wb_ctl_str(const struct nlattr *a, const char *def)
 
 struct nlmsghdr *wb_ctl_msg_start(void *buf, uint8_t cmd, uint16_t flags, uint32_t seq)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nlmsghdr *nlh;
 	struct wb_ctl_hdr *h;
+
+	/* libmnl before 1.0.5 leaves the padding of attributes as it finds it: nothing of ours must leak in it. */
+	memset(buf, 0, WB_CTL_MSG_MAX);
+	nlh = mnl_nlmsg_put_header(buf);
 
 	nlh->nlmsg_type = WB_CTL_MSG_TYPE;
 	nlh->nlmsg_flags = flags;
@@ -206,8 +210,12 @@ void wb_ctl_uplink_counters_from(const struct wb_ctl_counters *in, struct wb_upl
 
 struct nlmsghdr *wb_ctl_error(void *buf, const struct nlmsghdr *req, int error, const char *msg)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct nlmsgerr *e = mnl_nlmsg_put_extra_header(nlh, sizeof(*e));
+	struct nlmsghdr *nlh;
+	struct nlmsgerr *e;
+
+	memset(buf, 0, WB_CTL_MSG_MAX); /* as wb_ctl_msg_start */
+	nlh = mnl_nlmsg_put_header(buf);
+	e = mnl_nlmsg_put_extra_header(nlh, sizeof(*e));
 
 	nlh->nlmsg_type = NLMSG_ERROR;
 	nlh->nlmsg_flags = NLM_F_CAPPED; /* the request is not echoed, only its header */

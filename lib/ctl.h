@@ -165,8 +165,8 @@ struct wb_ctl_msg {
 enum wb_ctl_dir { WB_CTL_REQUEST, WB_CTL_REPLY };
 
 /*
- * Starts a message of the family in buf (WB_CTL_MSG_MAX bytes at least):
- * nlmsghdr (type, flags, seq) and generic header. Attributes are then
+ * Starts a message of the family in buf (WB_CTL_MSG_MAX bytes at least,
+ * all zeroed first): nlmsghdr (type, flags, seq) and generic header. Attributes are then
  * added with mnl_attr_put_* (or the helpers below) checked against
  * WB_CTL_MSG_MAX.
  */
@@ -190,7 +190,7 @@ int wb_ctl_parse(const struct nlmsghdr *nlh, size_t len, enum wb_ctl_dir dir, st
 
 /*
  * Builds an error (errno > 0, 0 for a plain ack) for the request req into
- * buf, with msg as the extended ack (NLMSGERR_ATTR_MSG) if not NULL.
+ * buf (WB_CTL_MSG_MAX bytes, zeroed first), with msg as the extended ack (NLMSGERR_ATTR_MSG) if not NULL.
  */
 struct nlmsghdr *wb_ctl_error(void *buf, const struct nlmsghdr *req, int error, const char *msg);
 /*
