@@ -458,14 +458,20 @@ static int read_name(const struct sect *s, const char *key, char out[WB_NAME_MAX
 }
 
 /* The kernel's dev_valid_name(): 1..15 bytes, not "." or "..", no '/', ':' or white space. */
-static int check_ifname(const struct sect *s, const config_setting_t *at, const char *what, const char *v)
+/* A name the kernel takes for an interface (short, no slash, colon or space, not a dot entry). */
+static bool ifname_ok(const char *v)
 {
 	size_t len = strlen(v);
 
-	if (len >= IFNAMSIZ)
+	return len && len < IFNAMSIZ && strcmp(v, ".") && strcmp(v, "..") && strcspn(v, "/: \t\n\v\f\r") == len;
+}
+
+static int check_ifname(const struct sect *s, const config_setting_t *at, const char *what, const char *v)
+{
+	if (strlen(v) >= IFNAMSIZ)
 		return report(s->p, at, "%s%s '%s' is longer than %d characters", s->scope, what, v,
 			      IFNAMSIZ - 1);
-	if (!len || !strcmp(v, ".") || !strcmp(v, "..") || strcspn(v, "/: \t\n\v\f\r") != len)
+	if (!ifname_ok(v))
 		return report(s->p, at, "%s%s '%s' is not a valid interface name", s->scope, what, v);
 	return 0;
 }
@@ -1414,8 +1420,7 @@ int wb_config_runtime_uplink(struct wb_conf_uplink *up, const char *name, const 
 		snprintf(err, errlen, "uplink name '%s': 1 to %d characters", name, WB_UPLINK_NAME_MAX);
 		return -EINVAL;
 	}
-	if (ifname && (!*ifname || strlen(ifname) >= IFNAMSIZ || strcspn(ifname, "/: \t\n\v\f\r") != strlen(ifname) ||
-		       !strcmp(ifname, ".") || !strcmp(ifname, ".."))) {
+	if (ifname && !ifname_ok(ifname)) {
 		snprintf(err, errlen, "uplink '%s': '%s' is not a valid interface name", name, ifname);
 		return -EINVAL;
 	}

@@ -38,6 +38,8 @@ struct ctl_client {
 	pid_t pid;
 };
 
+static void watch_bond(struct ctl_server *srv, uint64_t now);
+
 /* ---- the peer's rights ----------------------------------------------------------- */
 
 /* Whether process pid lives in our user namespace: its capabilities mean something here only then. */
@@ -129,25 +131,27 @@ static void send_done(struct ctl_client *c, const struct nlmsghdr *req)
 
 /* ---- what the messages carry ----------------------------------------------------- */
 
+/* out = now - base, counter by counter (the counter structures are arrays of u64 in all but name). */
+static void subtract_counters(void *out, const void *now, const void *base, size_t size)
+{
+	const uint64_t *n = now, *b = base;
+	uint64_t *o = out;
+
+	for (size_t i = 0; i < size / sizeof(uint64_t); i++)
+		o[i] = n[i] - b[i];
+}
+
 static void counters_since_reset(const struct ctl_server *srv, struct wb_bond_counters *out)
 {
-	const uint64_t *now = (const uint64_t *)wb_bond_counters(srv->bc->bond);
-	const uint64_t *base = (const uint64_t *)&srv->base;
-	uint64_t *o = (uint64_t *)out;
+	const struct wb_bond_counters *now = wb_bond_counters(srv->bc->bond);
 
-	for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
-		o[i] = now[i] - base[i];
-	out->reorder_held_max = wb_bond_counters(srv->bc->bond)->reorder_held_max; /* a peak, not a count */
+	subtract_counters(out, now, &srv->base, sizeof(*out));
+	out->reorder_held_max = now->reorder_held_max; /* a peak, not a count */
 }
 
 static void uplink_counters_since_reset(const struct ctl_server *srv, unsigned i, struct wb_uplink_counters *out)
 {
-	const uint64_t *now = (const uint64_t *)&wb_bond_uplink(srv->bc->bond, i)->c;
-	const uint64_t *base = (const uint64_t *)&srv->ubase[i];
-	uint64_t *o = (uint64_t *)out;
-
-	for (size_t k = 0; k < sizeof(*out) / sizeof(uint64_t); k++)
-		o[k] = now[k] - base[k];
+	subtract_counters(out, &wb_bond_uplink(srv->bc->bond, i)->c, &srv->ubase[i], sizeof(*out));
 }
 
 static bool put_bond(struct ctl_server *srv, struct nlmsghdr *nlh, uint64_t now)
@@ -421,6 +425,9 @@ static void handle(struct ctl_client *c, const struct nlmsghdr *req, size_t len)
 		do_del_uplink(c, req, &m);
 		break;
 	case WB_CTL_CMD_MONITOR:
+		/* The first monitor: what is now is the record, so it hears of changes, not history. */
+		if (!c->monitor && !c->srv->monitors++)
+			watch_bond(c->srv, loop_now());
 		c->monitor = true;
 		send_error(c, req, 0, NULL);
 		break;
@@ -439,6 +446,7 @@ static void drop_client(struct ctl_client *c)
 	for (int i = 0; i < CTL_MAX_CLIENTS; i++)
 		if (srv->clients[i] == c)
 			srv->clients[i] = NULL;
+	srv->monitors -= c->monitor;
 	loop_del(&d->loop, &c->lfd);
 	close(c->lfd.fd);
 	free(c);
@@ -720,7 +728,8 @@ static void watch_bond(struct ctl_server *srv, uint64_t now)
 
 void ctl_watch(struct daemon *d, uint64_t now)
 {
+	/* It runs before every wait of the loop: nothing to do without a listener. */
 	for (int i = 0; i < d->n_bonds; i++)
-		if (d->bonds[i].ctl.bc)
+		if (d->bonds[i].ctl.bc && d->bonds[i].ctl.monitors)
 			watch_bond(&d->bonds[i].ctl, now);
 }

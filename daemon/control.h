@@ -40,7 +40,8 @@ struct ctl_server {
 	/* Counters as they were at the last reset: what is shown is the difference. */
 	struct wb_bond_counters base;
 	struct wb_uplink_counters ubase[WB_MAX_UPLINKS];
-	struct ctl_seen seen;
+	struct ctl_seen seen;      /* kept up to date only while a monitor listens */
+	int monitors;
 	uint64_t events_dropped; /* a monitor that did not read fast enough */
 };
 
@@ -50,7 +51,7 @@ struct daemon;
 int ctl_start(struct daemon *d);
 /* Closes them and removes their files. */
 void ctl_stop(struct daemon *d);
-/* Tells the monitors what changed since the last call. */
+/* Tells the monitors what changed since the last call (nothing to do without one). */
 void ctl_watch(struct daemon *d, uint64_t now);
 
 #endif
