@@ -311,9 +311,11 @@ static void deliver_ip(void *ctx, const uint8_t *ip, size_t len)
 	b->dev->ops.deliver(b->dev->ctx, b, ip, len);
 }
 
-static void on_data_frame(struct wb_bond *b, struct wb_uplink *u, const struct wb_frame *f, uint64_t now)
+/* Returns false if the reorder buffer had no room for it: then it is as if it never arrived. */
+static bool on_data_frame(struct wb_bond *b, struct wb_uplink *u, const struct wb_frame *f, uint64_t now)
 {
 	uint64_t dsn = wb_dsn_expand(f->data.dsn, b->rcv.nxt);
+	bool taken = true;
 
 	u->c.rx_ip_packets++;
 	switch (wb_reorder_receive(&b->rcv, dsn, f->data.data, (uint16_t)f->data.len, now, &b->pool, deliver_ip, b)) {
@@ -322,6 +324,7 @@ static void on_data_frame(struct wb_bond *b, struct wb_uplink *u, const struct w
 		break;
 	case WB_REORDER_NO_ROOM:
 		b->c.rx_beyond_window++;
+		taken = false;
 		break;
 	case WB_REORDER_DELIVERED:
 	case WB_REORDER_HELD:
@@ -330,13 +333,17 @@ static void on_data_frame(struct wb_bond *b, struct wb_uplink *u, const struct w
 	if (b->rcv.max_held_bytes > b->c.reorder_held_max)
 		b->c.reorder_held_max = b->rcv.max_held_bytes;
 	b->bond_ack_pending = true;
+	return taken;
 }
 
 static void on_ack_frame(struct wb_bond *b, struct wb_uplink *u, const struct wb_ack *ack, uint64_t now)
 {
 	struct wb_recovery_events ev = wb_bond_recovery_events(b, u);
+	int rc = wb_recovery_on_ack(u->rec, &u->rtt, &u->cc, ack, now, &ev);
 
-	if (wb_recovery_on_ack(u->rec, &u->rtt, &u->cc, ack, now, &ev))
+	if (rc < 0)
+		u->c.bad_acks++; /* it names packets never sent: taken as it stands, it would lose all in flight */
+	else if (rc > 0)
 		uplink_acked(b, u, now);
 }
 
@@ -366,11 +373,20 @@ static void on_bond_ack(struct wb_bond *b, const struct wb_bond_ack *a, uint64_t
 	b->bond_ack_seen = true;
 }
 
-static bool act_on_frame(struct wb_bond *b, struct wb_uplink *u, const struct wb_frame *f, uint64_t now)
+/* What a message's frames leave to do once all have acted. */
+struct after_frames {
+	bool closed;          /* a CLOSE */
+	bool refused;         /* a data frame found no room */
+	bool probed;          /* a probe, answered last (probe) */
+	struct wb_probe probe;
+};
+
+static void act_on_frame(struct wb_bond *b, struct wb_uplink *u, const struct wb_frame *f, uint64_t now,
+			 struct after_frames *after)
 {
 	switch (f->type) {
 	case WB_FRAME_DATA:
-		on_data_frame(b, u, f, now);
+		after->refused |= !on_data_frame(b, u, f, now);
 		break;
 	case WB_FRAME_ACK:
 		on_ack_frame(b, u, &f->ack, now);
@@ -379,7 +395,8 @@ static bool act_on_frame(struct wb_bond *b, struct wb_uplink *u, const struct wb
 		on_bond_ack(b, &f->bond_ack, now);
 		break;
 	case WB_FRAME_PROBE:
-		wb_bond_send_probe_ack(b, u, &f->probe, now);
+		after->probed = true;
+		after->probe = f->probe;
 		break;
 	case WB_FRAME_PROBE_ACK:
 		on_probe_ack(b, u, &f->probe_ack, now);
@@ -388,18 +405,19 @@ static bool act_on_frame(struct wb_bond *b, struct wb_uplink *u, const struct wb
 		on_uplink_info(b, u, &f->uplink_info);
 		break;
 	case WB_FRAME_CLOSE:
-		return true;
+		after->closed = true;
+		break;
 	case WB_FRAME_PADDING:
 		break;
 	}
-	return false;
 }
 
 void wb_bond_on_data(struct wb_bond *b, uint64_t now, unsigned sock, const struct wb_endpoint *from,
 		     uint8_t uplink, uint64_t pn, const uint8_t *body, size_t len)
 {
 	const uint8_t *pos = body, *end = body + len;
-	bool eliciting, urgent, closed = false;
+	struct after_frames after = { 0 };
+	bool eliciting, urgent;
 	struct wb_uplink *u;
 	struct wb_frame f;
 
@@ -412,15 +430,24 @@ void wb_bond_on_data(struct wb_bond *b, uint64_t now, unsigned sock, const struc
 	u->c.rx_packets++;
 	u->c.rx_bytes += len + DATA_HEADER + WB_TAG_LEN;
 	u->data_rx++;
-	wb_ackgen_on_packet(&u->ackgen, pn, eliciting, urgent, now);
 	while (wb_frame_next(&pos, end, &f) > 0)
-		closed |= act_on_frame(b, u, &f, now);
-	if (closed) {
+		act_on_frame(b, u, &f, now, &after);
+	/*
+	 * A packet whose data found no room is not acked: its sender must see it
+	 * lost and send the DSN again, as if the network had dropped it. Acked,
+	 * the sender would take the DSN as delivered and never resend it.
+	 */
+	if (!after.refused)
+		wb_ackgen_on_packet(&u->ackgen, pn, eliciting, urgent, now);
+	if (after.closed) {
 		b->c.closes_received++;
 		wb_handshake_clear_sessions(b);
 		wb_bond_session_ended(b, now, "the peer closed the session");
 		return;
 	}
+	/* The answer to a probe goes after, so its ack names the probe's own packet. */
+	if (after.probed)
+		wb_bond_send_probe_ack(b, u, &after.probe, now);
 	wb_bond_push(b, now);
 	/* After what could go out went: is the bond held up, and can an idle uplink help? */
 	if (b->bond_ack_seen) {

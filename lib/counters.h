@@ -20,6 +20,7 @@ struct wb_uplink_counters {
 	uint64_t acks_sent;                  /* ack-only messages */
 	uint64_t reinjected;                 /* copies it carried of what slower or gone uplinks held */
 	uint64_t penalties;                  /* its window halved for holding up the bond */
+	uint64_t bad_acks;                   /* ack frames naming packets never sent on it: refused */
 };
 
 struct wb_bond_counters {

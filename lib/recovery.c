@@ -219,17 +219,22 @@ static void sample_rtt(struct wb_rtt *rtt, const struct wb_sent *largest, const 
 	wb_rtt_sample(rtt, sample);
 }
 
-bool wb_recovery_on_ack(struct wb_recovery *r, struct wb_rtt *rtt, struct wb_cc *cc, const struct wb_ack *ack,
-			uint64_t now, const struct wb_recovery_events *ev)
+int wb_recovery_on_ack(struct wb_recovery *r, struct wb_rtt *rtt, struct wb_cc *cc, const struct wb_ack *ack,
+		       uint64_t now, const struct wb_recovery_events *ev)
 {
 	struct wb_rate_sample rs = { 0 };
 	struct wb_sent *newest = NULL, *largest = NULL;
 
+	/* Ranges are descending: the first one's top is the largest named. */
+	if (!ack->n)
+		return 0;
+	if (ack->r[0].hi >= r->next_pn)
+		return -EPROTO;
 	for (unsigned i = 0; i < ack->n; i++) {
 		uint64_t lo = ack->r[i].lo > r->base ? ack->r[i].lo : r->base;
-		uint64_t hi = ack->r[i].hi < r->next_pn ? ack->r[i].hi : r->next_pn - 1;
+		uint64_t hi = ack->r[i].hi;
 
-		for (uint64_t pn = lo; r->next_pn && pn <= hi; pn++) {
+		for (uint64_t pn = lo; pn <= hi; pn++) {
 			struct wb_sent *p = ack_one(r, pn);
 
 			if (!p)
@@ -243,9 +248,9 @@ bool wb_recovery_on_ack(struct wb_recovery *r, struct wb_rtt *rtt, struct wb_cc 
 		}
 	}
 	if (!newest)
-		return false;
+		return 0;
 	if (!r->has_acked || ack->r[0].hi > r->largest_acked) {
-		r->largest_acked = ack->r[0].hi < r->next_pn ? ack->r[0].hi : r->next_pn - 1;
+		r->largest_acked = ack->r[0].hi;
 		r->has_acked = true;
 	}
 	if (largest && (largest->flags & WB_SENT_ACK_ELICITING)) {
@@ -271,7 +276,7 @@ bool wb_recovery_on_ack(struct wb_recovery *r, struct wb_rtt *rtt, struct wb_cc 
 	rs.srtt_ns = rtt->srtt_ns;
 	cc->ops->on_ack(cc, &rs, now);
 	trim(r, rtt, now);
-	return true;
+	return 1;
 }
 
 uint64_t wb_recovery_pto(const struct wb_rtt *rtt)

@@ -100,9 +100,13 @@ void wb_recovery_on_sent(struct wb_recovery *r, struct wb_cc *cc, uint64_t now, 
  */
 void wb_recovery_note_app_limited(struct wb_recovery *r);
 
-/* An ack frame for this uplink arrived. Returns true if it acked anything new. */
-bool wb_recovery_on_ack(struct wb_recovery *r, struct wb_rtt *rtt, struct wb_cc *cc, const struct wb_ack *ack,
-			uint64_t now, const struct wb_recovery_events *ev);
+/*
+ * An ack frame for this uplink arrived. Returns 1 if it acked anything new,
+ * 0 if not, -EPROTO (and nothing changes) if it names a packet number never
+ * sent: taken as it stands, it would declare everything in flight lost.
+ */
+int wb_recovery_on_ack(struct wb_recovery *r, struct wb_rtt *rtt, struct wb_cc *cc, const struct wb_ack *ack,
+		       uint64_t now, const struct wb_recovery_events *ev);
 
 /* When the loss or probe timer fires, UINT64_MAX if neither is armed. */
 uint64_t wb_recovery_deadline(const struct wb_recovery *r, const struct wb_rtt *rtt);

@@ -127,6 +127,8 @@ void pair_init(struct pair *p, const struct pair_options *o)
 	wb_x25519_public(cb.public_key, o->wrong_server_key ? other : server_key);
 	wb_x25519_public(sb.public_key, o->server_does_not_know_client ? other : client_key);
 	cb.tuning = sb.tuning = o->tuning;
+	if (o->server_tuning)
+		sb.tuning = *o->server_tuning;
 	memset(cb.preshared_key, 7, WB_KEY_LEN);
 	memset(sb.preshared_key, o->wrong_psk ? 8 : 7, WB_KEY_LEN);
 	cb.server = p->server_ep;

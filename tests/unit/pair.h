@@ -86,6 +86,8 @@ struct pair_options {
 	bool drop_misaddressed;          /* see struct pair */
 	/* The reliable layer of both bonds (zero fields: the defaults). */
 	struct wb_bond_tuning tuning;
+	/* The server's instead, if set (the two ends configured apart). */
+	const struct wb_bond_tuning *server_tuning;
 };
 
 void pair_init(struct pair *p, const struct pair_options *o);

@@ -12,6 +12,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -150,18 +151,41 @@ static void sent_ack_only(uint64_t now, uint32_t bytes)
 }
 
 /* An ack of the ranges given as lo, hi pairs (descending), with a delay in µs. */
-static bool ack(uint64_t now, uint64_t delay_us, unsigned n, ...)
+/* wb_recovery_on_ack on n ranges (lo, hi pairs): 1 (something new), 0, or -EPROTO. */
+static int ack_rc(uint64_t now, uint64_t delay_us, unsigned n, va_list ap)
 {
 	struct wb_ack a = { .delay_us = delay_us, .n = n };
-	va_list ap;
 
-	va_start(ap, n);
 	for (unsigned i = 0; i < n; i++) {
 		a.r[i].lo = va_arg(ap, uint64_t);
 		a.r[i].hi = va_arg(ap, uint64_t);
 	}
-	va_end(ap);
 	return wb_recovery_on_ack(&r, &rtt, &cc, &a, now, &ev);
+}
+
+/* Whether an ack acked anything new (a refused one fails the caller's assert_true as well). */
+static bool ack(uint64_t now, uint64_t delay_us, unsigned n, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, n);
+	rc = ack_rc(now, delay_us, n, ap);
+	va_end(ap);
+	assert_true(rc >= 0);
+	return rc > 0;
+}
+
+/* The result of an ack that must be refused. */
+static int refused_ack(uint64_t now, unsigned n, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, n);
+	rc = ack_rc(now, 0, n, ap);
+	va_end(ap);
+	return rc;
 }
 
 #define A(x) ((uint64_t)(x))
@@ -198,8 +222,16 @@ static void test_acks_mark_packets_and_call_acked(void **state)
 	assert_false(ack(T0 + 51 * MS, 0, 1, A(100), A(104)));
 	assert_int_equal(fb.acked, 5);
 	assert_int_equal(ccrec.acks, 1);
-	/* An ack past what was sent acks only what was sent. */
-	assert_true(ack(T0 + 52 * MS, 0, 1, A(105), A(1000)));
+	/* An ack past what was sent is refused whole: nothing acked, nothing lost. */
+	assert_int_equal(refused_ack(T0 + 52 * MS, 1, A(105), A(1000)), -EPROTO);
+	assert_int_equal(refused_ack(T0 + 52 * MS, 2, A(110), A(110), A(105), A(107)), -EPROTO);
+	assert_int_equal(fb.acked, 5);
+	assert_int_equal(fb.lost, 0);
+	assert_int_equal(r.largest_acked, 104);
+	assert_int_equal(r.bytes_in_flight, 5000);
+	assert_int_equal(ccrec.acks, 1);
+	/* The last one sent is the largest an ack may name. */
+	assert_true(ack(T0 + 52 * MS, 0, 1, A(105), A(109)));
 	assert_int_equal(fb.acked, 10);
 	assert_int_equal(r.largest_acked, 109);
 	assert_int_equal(r.bytes_in_flight, 0);

@@ -1366,6 +1366,75 @@ static void test_the_receive_window_is_respected(void **state)
 }
 
 /*
+ * The two ends are configured apart: the server's receive window is 4 KB,
+ * the client starts from its own 6 MB until the first bond ack says
+ * otherwise, so its first burst overruns the server, whose reorder buffer
+ * must refuse what does not fit (uplink 1 is slow: what uplink 0 brings
+ * waits behind it). A refused packet is not acked on its uplink: the
+ * client sees it lost and sends it again. Acked, it would count as
+ * delivered, never be resent, and the server would skip it after the hold
+ * time.
+ */
+static void test_a_dsn_refused_by_the_receiver_is_sent_again(void **state)
+{
+	const struct wb_bond_tuning small = { .receive_window = 4 * 1024, .no_aqm = true };
+	struct pair_options o = { .tuning.no_aqm = true, .server_tuning = &small };
+
+	(void)state;
+	established_up(&o, 2);
+	p.delay_ns[1] = 40 * MS;
+	p.delay_ns[0] = 2 * MS;
+	cbond()->peer_rwnd = 6ULL << 20; /* as before the server's first bond ack */
+	for (uint64_t id = 1; id <= 300; id++)
+		assert_int_equal(pair_send_ip(&p, &p.client, id, 1000), 0);
+	assert_true(pair_settle(&p, p.now + 10 * SEC, 0));
+	assert_true(bondc(&p.server)->rx_beyond_window > 0);
+	assert_delivered_in_order(&p.server, 300);
+	assert_int_equal(bondc(&p.server)->reorder_skips, 0);
+	assert_true(bondc(&p.client)->retransmits >= bondc(&p.server)->rx_beyond_window);
+}
+
+/*
+ * An ack frame that names a packet number the uplink never sent (a bug or a
+ * forged peer: the frame authenticates) is refused and counted. Taken as it
+ * stands, the largest acked would be past everything in flight, and all of
+ * it declared lost at once.
+ */
+static void test_an_ack_of_packets_never_sent_is_refused(void **state)
+{
+	struct wb_uplink *cu, *su;
+	struct wb_ack ack = { .n = 1 };
+	uint8_t buf[sizeof(struct wb_msg_data) + WB_FRAME_ACK_MAX_LEN + WB_TAG_LEN];
+	uint64_t in_flight, lost;
+	int n;
+
+	(void)state;
+	established_up(&(struct pair_options){ .n_uplinks = 1 }, 1);
+	p.delay_ns[0] = 20 * MS;
+	cu = &cbond()->uplinks[0];
+	su = &sbond()->uplinks[0];
+	for (uint64_t id = 1; id <= 10; id++)
+		assert_int_equal(pair_send_ip(&p, &p.client, id, 1000), 0);
+	in_flight = cu->rec->bytes_in_flight;
+	lost = cu->rec->lost_packets;
+	assert_true(in_flight > 0);
+	/* From the server, sealed as its next message on uplink 0: packets up to 1000 past the client's last. */
+	ack.r[0] = (struct wb_range){ cu->rec->base, cu->tx_pn + 1000 };
+	n = (int)wb_frame_put_ack(buf + sizeof(struct wb_msg_data), &ack);
+	n = wb_keypair_seal(sbond()->current, 0, su->tx_pn++, buf, (size_t)n);
+	assert_true(n > 0);
+	wb_device_receive(p.client.dev, p.now, 0, &p.server_ep, buf, (size_t)n);
+	assert_int_equal(cu->rec->bytes_in_flight, in_flight);
+	assert_int_equal(cu->rec->lost_packets, lost);
+	assert_int_equal(cu->c.bad_acks, 1);
+	assert_int_equal(bondc(&p.client)->malformed, 0);
+	/* The rest goes on as if it had never come. */
+	assert_true(pair_settle(&p, p.now + 2 * SEC, 0));
+	assert_delivered_in_order(&p.server, 10);
+	assert_int_equal(bondc(&p.client)->retransmits, 0);
+}
+
+/*
  * A DSN that can never arrive: its message is lost, and the sender is told
  * (by a bond ack crafted for it) that the receiver holds it, so it does not
  * resend it (until the bond's timeout, 200 ms at least: the hold time here
@@ -1903,6 +1972,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_lost_bond_acks_with_the_window_full_do_not_stall_the_bond, teardown),
 		cmocka_unit_test_teardown(test_the_same_dsn_on_two_uplinks_is_delivered_once, teardown),
 		cmocka_unit_test_teardown(test_the_receive_window_is_respected, teardown),
+		cmocka_unit_test_teardown(test_a_dsn_refused_by_the_receiver_is_sent_again, teardown),
+		cmocka_unit_test_teardown(test_an_ack_of_packets_never_sent_is_refused, teardown),
 		cmocka_unit_test_teardown(test_a_gap_that_never_fills_is_skipped_after_the_hold_time, teardown),
 		cmocka_unit_test_teardown(test_codel_drops_from_a_queue_above_its_target, teardown),
 		cmocka_unit_test_teardown(test_no_aqm_drops_nothing, teardown),
