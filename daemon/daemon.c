@@ -73,8 +73,18 @@ static void op_log(void *ctx, enum wb_log_level level, const char *bond, const c
 	log_line((int)level, bond, uplink, "%s", msg);
 }
 
+/* Read at each initiation, not once at start: NTP may set the clock of a router without a battery any time. */
+static uint64_t op_wall_clock(void *ctx)
+{
+	struct timespec real;
+
+	(void)ctx;
+	clock_gettime(CLOCK_REALTIME, &real);
+	return (uint64_t)real.tv_sec * 1000000000ULL + (uint64_t)real.tv_nsec;
+}
+
 static const struct wb_device_ops daemon_ops = {
-	.send = op_send, .deliver = op_deliver, .random = op_random, .log = op_log,
+	.send = op_send, .deliver = op_deliver, .random = op_random, .log = op_log, .wall_clock = op_wall_clock,
 };
 
 /* ---- events ------------------------------------------------------------------ */
@@ -467,20 +477,11 @@ static void timers_from_config(struct wb_timers *t, const struct wb_conf_timers 
 	t->rekey_after_messages = c->rekey_after_messages;
 }
 
-static uint64_t wall_offset(void)
-{
-	struct timespec real;
-
-	clock_gettime(CLOCK_REALTIME, &real);
-	return (uint64_t)real.tv_sec * 1000000000ULL + (uint64_t)real.tv_nsec - loop_now();
-}
-
 static int create_device(struct daemon *d)
 {
 	struct wb_device_params p = {
 		.server = d->cfg.role == WB_ROLE_SERVER,
 		.cipher = d->cfg.cipher,
-		.wall_offset_ns = wall_offset(),
 	};
 	int rc;
 

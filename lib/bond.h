@@ -45,6 +45,7 @@ struct wb_bond {
 	struct wb_noise_handshake hs;
 	uint64_t hs_sent_ns;
 	unsigned hs_next_uplink;
+	uint64_t last_sent_time;   /* the newest initiation timestamp sent, Unix ns (wb_tai64n_floor) */
 	/* Responder: the newest timestamp accepted, and when, against replays and floods. */
 	uint8_t last_timestamp[WB_TAI64N_LEN];
 	uint64_t last_initiation_ns;

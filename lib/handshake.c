@@ -61,12 +61,26 @@ static struct wb_uplink *initiation_uplink(struct wb_bond *b)
 	return NULL;
 }
 
+/*
+ * The initiation's timestamp: the real-time clock read now, so a clock set
+ * after start (NTP on a router without a battery-backed clock) counts at the
+ * next attempt; but never at or below the last one sent, so a clock stepped
+ * back cannot make our own initiations look like replays to the server.
+ */
+static uint64_t initiation_time(const struct wb_bond *b)
+{
+	uint64_t t = wb_tai64n_floor(b->dev->ops.wall_clock(b->dev->ctx));
+
+	return b->last_sent_time && t <= b->last_sent_time ? wb_tai64n_next(b->last_sent_time) : t;
+}
+
 static void initiate(struct wb_bond *b, uint64_t now)
 {
 	struct wb_device *d = b->dev;
 	struct wb_uplink *u = initiation_uplink(b);
 	struct wb_msg_initiation msg;
 	uint8_t seed[WB_KEY_LEN];
+	uint64_t timestamp;
 	uint32_t index;
 
 	b->hs_sent_ns = now; /* without an uplink, try again after the retry time */
@@ -76,14 +90,15 @@ static void initiate(struct wb_bond *b, uint64_t now)
 	clear_pending(b);
 	index = wb_device_new_index(d);
 	wb_device_random(d, seed, sizeof(seed));
-	if (!index || wb_noise_create_initiation(&msg, &b->hs, &d->local, &b->remote, seed, index,
-						 now + d->p.wall_offset_ns) ||
+	timestamp = initiation_time(b);
+	if (!index || wb_noise_create_initiation(&msg, &b->hs, &d->local, &b->remote, seed, index, timestamp) ||
 	    wb_cookie_add_macs(&msg, sizeof(msg), b->remote.mac1_key, &u->cookies, now) ||
 	    wb_index_insert(&d->index, &(struct wb_index_entry){ index, WB_INDEX_HANDSHAKE, b, NULL })) {
 		wb_noise_handshake_clear(&b->hs);
 		wb_bond_log(b, WB_LOG_ERR, u, "cannot create a handshake initiation");
 	} else {
 		wb_bond_transmit(b, u, (const uint8_t *)&msg, sizeof(msg));
+		b->last_sent_time = timestamp;
 		b->c.handshakes_sent++;
 		wb_bond_log(b, WB_LOG_DEBUG, u, "handshake initiation sent");
 	}

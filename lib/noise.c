@@ -115,14 +115,30 @@ int wb_noise_remote_init(struct wb_noise_remote *r, const struct wb_noise_local 
 	return rc;
 }
 
+/* 2^24 ns, the power of two below 1/50 s: WireGuard's coarsening. */
+#define TAI64N_GRAIN_NS (1u << 24)
+#define NS_PER_SEC 1000000000ULL
+
 void wb_tai64n(uint8_t out[WB_TAI64N_LEN], uint64_t unix_ns)
 {
-	/* 2^24 ns, the power of two below 1/50 s: WireGuard's coarsening. */
-	uint64_t secs = 0x400000000000000aULL + unix_ns / 1000000000ULL;
-	uint32_t nsec = (uint32_t)(unix_ns % 1000000000ULL) & ~((1u << 24) - 1);
+	uint64_t secs = 0x400000000000000aULL + unix_ns / NS_PER_SEC;
+	uint32_t nsec = (uint32_t)(unix_ns % NS_PER_SEC) & ~(TAI64N_GRAIN_NS - 1);
 
 	wb_put_be64(out, secs);
 	wb_put_be32(out + 8, nsec);
+}
+
+uint64_t wb_tai64n_floor(uint64_t unix_ns)
+{
+	return unix_ns / NS_PER_SEC * NS_PER_SEC + ((unix_ns % NS_PER_SEC) & ~(uint64_t)(TAI64N_GRAIN_NS - 1));
+}
+
+uint64_t wb_tai64n_next(uint64_t t)
+{
+	uint64_t secs = t / NS_PER_SEC, nsec = wb_tai64n_floor(t) % NS_PER_SEC + TAI64N_GRAIN_NS;
+
+	/* The last grain of a second is shorter than the others: its successor is the next second. */
+	return nsec >= NS_PER_SEC ? (secs + 1) * NS_PER_SEC : secs * NS_PER_SEC + nsec;
 }
 
 void wb_noise_handshake_clear(struct wb_noise_handshake *hs)

@@ -72,6 +72,10 @@ int wb_noise_remote_init(struct wb_noise_remote *r, const struct wb_noise_local 
 
 /* TAI64N of a wall-clock time in ns, its nanoseconds rounded down (as WireGuard, against timing leaks). */
 void wb_tai64n(uint8_t out[WB_TAI64N_LEN], uint64_t unix_ns);
+/* A wall-clock time rounded down as its TAI64N is: the same timestamp, in Unix ns. */
+uint64_t wb_tai64n_floor(uint64_t unix_ns);
+/* The first time after t (rounded down) whose timestamp is newer than t's. */
+uint64_t wb_tai64n_next(uint64_t t);
 
 /*
  * Initiator: fills msg up to mac1 (mac1 and mac2 are the cookie module's).

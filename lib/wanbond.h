@@ -7,8 +7,10 @@
  * packets read from TUN devices, and gets datagrams to send and IP packets
  * to deliver through the ops callbacks.
  *
- * Time is CLOCK_MONOTONIC in nanoseconds; wall_offset_ns turns it into Unix
- * time for the handshake's timestamps.
+ * Time is CLOCK_MONOTONIC in nanoseconds, passed in. The one other clock,
+ * Unix time for the handshake's timestamps, is read through the ops when an
+ * initiation is made (a router without a real-time clock has it set by NTP
+ * after start).
  */
 #ifndef WB_WANBOND_H
 #define WB_WANBOND_H
@@ -51,7 +53,6 @@ struct wb_device_params {
 	uint8_t private_key[WB_KEY_LEN];
 	enum wb_cipher cipher;
 	struct wb_timers timers;
-	uint64_t wall_offset_ns;       /* Unix time minus monotonic time, in ns */
 	uint32_t handshakes_per_second; /* above this rate, initiations must carry a cookie; 0: 50 */
 };
 
@@ -121,6 +122,8 @@ struct wb_device_ops {
 	void (*deliver)(void *ctx, struct wb_bond *b, const uint8_t *ip, size_t len);
 	/* Fills buf with cryptographically random bytes. */
 	void (*random)(void *ctx, void *buf, size_t len);
+	/* Unix time now, in ns (CLOCK_REALTIME): the timestamp of a handshake initiation. */
+	uint64_t (*wall_clock)(void *ctx);
 	/* A line for the log; bond and uplink are NULL when none applies. */
 	void (*log)(void *ctx, enum wb_log_level level, const char *bond, const char *uplink, const char *msg);
 };

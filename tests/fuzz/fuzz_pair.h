@@ -111,8 +111,17 @@ static inline void fp_on_log(void *ctx, enum wb_log_level level, const char *bon
 	(void)msg;
 }
 
+/* The harness's wall clock: its virtual time, from an epoch in 2023. */
+static inline uint64_t fp_on_wall_clock(void *ctx)
+{
+	const struct fp_side *s = ctx;
+
+	return 1700000000ULL * FP_SEC + s->fp->now;
+}
+
 static const struct wb_device_ops fp_ops = {
 	.send = fp_on_send, .deliver = fp_on_deliver, .random = fp_on_random, .log = fp_on_log,
+	.wall_clock = fp_on_wall_clock,
 };
 
 static inline void fp_key(uint8_t key[WB_KEY_LEN], uint8_t v)
@@ -125,8 +134,7 @@ static inline void fp_key(uint8_t key[WB_KEY_LEN], uint8_t v)
 /* 0, or -1 if a device or a bond could not be made (then nothing is left allocated). */
 static inline int fp_init(struct fp *f)
 {
-	struct wb_device_params dp = { .cipher = WB_CIPHER_CHACHA20_POLY1305, .timers = WB_TIMERS_DEFAULT,
-				       .wall_offset_ns = 1700000000ULL * FP_SEC };
+	struct wb_device_params dp = { .cipher = WB_CIPHER_CHACHA20_POLY1305, .timers = WB_TIMERS_DEFAULT };
 	struct wb_bond_params cb = { .name = "fuzz" }, sb = { .name = "fuzz" };
 	uint8_t client_key[WB_KEY_LEN], server_key[WB_KEY_LEN];
 

@@ -202,7 +202,17 @@ static void on_log(void *ctx, enum wb_log_level level, const char *bond, const c
 			node->server ? "server" : "client", bond, uplink ? "/" : "", uplink ? uplink : "", msg);
 }
 
-static const struct wb_device_ops sim_ops = { on_send, on_deliver, on_random, on_log };
+/* The simulation's wall clock: its virtual time, from an epoch in 2023. */
+static uint64_t on_wall_clock(void *ctx)
+{
+	const struct sim_node *n = ctx;
+
+	return 1700000000ULL * SIM_SEC + n->sim->now;
+}
+
+static const struct wb_device_ops sim_ops = {
+	.send = on_send, .deliver = on_deliver, .random = on_random, .log = on_log, .wall_clock = on_wall_clock,
+};
 
 /* ---- set-up ----------------------------------------------------------------------- */
 
@@ -259,7 +269,7 @@ static int start_node(struct sim *sim, struct sim_node *n, bool server, const ui
 		      const uint8_t peer_priv[WB_KEY_LEN])
 {
 	struct wb_device_params dp = { .server = server, .cipher = WB_CIPHER_CHACHA20_POLY1305,
-				       .timers = sim->s->timers, .wall_offset_ns = 1700000000ULL * SIM_SEC };
+				       .timers = sim->s->timers };
 	struct wb_bond_params bp = { .name = "sim", .tuning = sim->s->tuning, .server = sim->server_ep };
 
 	n->sim = sim;

@@ -64,8 +64,20 @@ static void on_log(void *ctx, enum wb_log_level level, const char *bond, const c
 			uplink ? uplink : "", msg);
 }
 
+#define PAIR_EPOCH_NS (1700000000ULL * 1000000000ULL)
+
+uint64_t pair_wall_clock(const struct pair_side *s)
+{
+	return PAIR_EPOCH_NS + s->pair->now + (uint64_t)s->wall_error_ns;
+}
+
+static uint64_t on_wall_clock(void *ctx)
+{
+	return pair_wall_clock(ctx);
+}
+
 static const struct wb_device_ops pair_ops = {
-	.send = on_send, .deliver = on_deliver, .random = on_random, .log = on_log,
+	.send = on_send, .deliver = on_deliver, .random = on_random, .log = on_log, .wall_clock = on_wall_clock,
 };
 
 static void key_from(struct prng *rng, uint8_t key[WB_KEY_LEN])
@@ -90,11 +102,20 @@ static void make_endpoint(struct wb_endpoint *e, uint8_t last, uint16_t port)
 	*e = (struct wb_endpoint){ .family = 4, .port = port, .addr = { 192, 0, 2, last } };
 }
 
+/* Makes the side's device and bond from its parameters (dp, bp). */
+static void side_start(struct pair *p, struct pair_side *s)
+{
+	if (wb_device_new(&s->dev, &s->dp, &pair_ops, s) || wb_device_add_bond(s->dev, &s->bp, &s->bond))
+		abort();
+	for (int i = 0; !s->is_server && i < p->n_uplinks; i++)
+		wb_bond_set_uplink_available(s->bond, (unsigned)i, true, p->now);
+}
+
 void pair_init(struct pair *p, const struct pair_options *o)
 {
 	uint8_t client_key[WB_KEY_LEN], server_key[WB_KEY_LEN], other[WB_KEY_LEN];
 	struct wb_device_params dp = { .cipher = WB_CIPHER_CHACHA20_POLY1305 };
-	struct wb_bond_params cb = { .name = "test" }, sb = { .name = "test" };
+	struct wb_bond_params *cb = &p->client.bp, *sb = &p->server.bp;
 
 	memset(p, 0, sizeof(*p));
 	prng_seed(&p->rng, o->seed ? o->seed : 1);
@@ -112,39 +133,40 @@ void pair_init(struct pair *p, const struct pair_options *o)
 	key_from(&p->rng, other);
 
 	dp.timers = o->timers.probe_interval_ns ? o->timers : WB_TIMERS_DEFAULT;
-	dp.wall_offset_ns = 1700000000ULL * 1000000000ULL;
 	dp.handshakes_per_second = o->handshakes_per_second;
+	p->client.dp = p->server.dp = dp;
+	p->server.dp.server = true;
+	memcpy(p->client.dp.private_key, client_key, WB_KEY_LEN);
+	memcpy(p->server.dp.private_key, server_key, WB_KEY_LEN);
 
-	dp.server = false;
-	memcpy(dp.private_key, client_key, WB_KEY_LEN);
-	if (wb_device_new(&p->client.dev, &dp, &pair_ops, &p->client))
-		abort();
-	dp.server = true;
-	memcpy(dp.private_key, server_key, WB_KEY_LEN);
-	if (wb_device_new(&p->server.dev, &dp, &pair_ops, &p->server))
-		abort();
-
-	wb_x25519_public(cb.public_key, o->wrong_server_key ? other : server_key);
-	wb_x25519_public(sb.public_key, o->server_does_not_know_client ? other : client_key);
-	cb.tuning = sb.tuning = o->tuning;
+	snprintf(cb->name, sizeof(cb->name), "test");
+	snprintf(sb->name, sizeof(sb->name), "test");
+	wb_x25519_public(cb->public_key, o->wrong_server_key ? other : server_key);
+	wb_x25519_public(sb->public_key, o->server_does_not_know_client ? other : client_key);
+	cb->tuning = sb->tuning = o->tuning;
 	if (o->server_tuning)
-		sb.tuning = *o->server_tuning;
-	memset(cb.preshared_key, 7, WB_KEY_LEN);
-	memset(sb.preshared_key, o->wrong_psk ? 8 : 7, WB_KEY_LEN);
-	cb.server = p->server_ep;
-	cb.n_uplinks = p->n_uplinks;
+		sb->tuning = *o->server_tuning;
+	memset(cb->preshared_key, 7, WB_KEY_LEN);
+	memset(sb->preshared_key, o->wrong_psk ? 8 : 7, WB_KEY_LEN);
+	cb->server = p->server_ep;
+	cb->n_uplinks = p->n_uplinks;
 	for (int i = 0; i < p->n_uplinks; i++) {
-		snprintf(cb.uplinks[i].name, sizeof(cb.uplinks[i].name), "up%d", i);
-		cb.uplinks[i].weight = 1;
-		cb.uplinks[i].backup = o->backup_last && i == p->n_uplinks - 1;
+		snprintf(cb->uplinks[i].name, sizeof(cb->uplinks[i].name), "up%d", i);
+		cb->uplinks[i].weight = 1;
+		cb->uplinks[i].backup = o->backup_last && i == p->n_uplinks - 1;
 		if (o->uplinks)
-			cb.uplinks[i] = o->uplinks[i];
+			cb->uplinks[i] = o->uplinks[i];
 	}
-	if (wb_device_add_bond(p->client.dev, &cb, &p->client.bond) ||
-	    wb_device_add_bond(p->server.dev, &sb, &p->server.bond))
-		abort();
-	for (int i = 0; i < p->n_uplinks; i++)
-		wb_bond_set_uplink_available(p->client.bond, (unsigned)i, true, p->now);
+	side_start(p, &p->client);
+	side_start(p, &p->server);
+}
+
+void pair_restart(struct pair *p, struct pair_side *s)
+{
+	wb_device_free(s->dev);
+	s->dev = NULL;
+	s->bond = NULL;
+	side_start(p, s);
 }
 
 void pair_free(struct pair *p)

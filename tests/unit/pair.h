@@ -42,6 +42,11 @@ struct pair_side {
 	uint64_t *delivered;
 	size_t n_delivered;
 	uint64_t sent; /* datagrams this side ever sent */
+	/* How far this side's real-time clock is off (a router that booted without one: behind). */
+	int64_t wall_error_ns;
+	/* What made the side, so pair_restart can make it again. */
+	struct wb_device_params dp;
+	struct wb_bond_params bp;
 };
 
 struct pair;
@@ -92,6 +97,17 @@ struct pair_options {
 
 void pair_init(struct pair *p, const struct pair_options *o);
 void pair_free(struct pair *p);
+
+/*
+ * The side's daemon dies (no CLOSE, as a kill -9 or a power cut) and a new
+ * one starts with the same keys and configuration: a new incarnation with
+ * empty state. What the old one sent is still on its way; what it held is
+ * gone. A client's uplinks have their sockets again at once.
+ */
+void pair_restart(struct pair *p, struct pair_side *s);
+
+/* The Unix time the side's real-time clock reads now. */
+uint64_t pair_wall_clock(const struct pair_side *s);
 
 /* Delivers every queued datagram whose time has come, both ways, until none is left to deliver now. */
 void pair_flush(struct pair *p);
