@@ -705,6 +705,19 @@ static void watch_bursts(struct ctl_server *srv, const struct wb_bond_counters *
 	s->reorder_skips = c->reorder_skips;
 }
 
+/* A restart of the peer is told each time: it is rare, and an operator wants to know. */
+static void watch_peer(struct ctl_server *srv, const struct wb_bond_counters *c)
+{
+	char text[96];
+
+	if (c->peer_restarts != srv->seen.peer_restarts) {
+		snprintf(text, sizeof(text), "the reliable layer started over; %" PRIu64 " packets given up in all",
+			 c->restart_drops);
+		emit(srv, WB_CTL_EV_PEER_RESTART, NULL, c->peer_restarts - srv->seen.peer_restarts, text);
+	}
+	srv->seen.peer_restarts = c->peer_restarts;
+}
+
 static void watch_bond(struct ctl_server *srv, uint64_t now)
 {
 	const struct wb_bond *b = srv->bc->bond;
@@ -720,6 +733,7 @@ static void watch_bond(struct ctl_server *srv, uint64_t now)
 	if (born != srv->seen.session_born && born)
 		emit(srv, WB_CTL_EV_HANDSHAKE, NULL, 0, "new session keys");
 	srv->seen.session_born = born;
+	watch_peer(srv, wb_bond_counters(b));
 	if (backup != srv->seen.on_backup)
 		emit(srv, WB_CTL_EV_FAILOVER, NULL, 0, backup ? "to the backup uplinks" : "back to the active uplinks");
 	srv->seen.on_backup = backup;

@@ -27,7 +27,7 @@ struct ctl_client;
 struct ctl_seen {
 	uint8_t state[WB_MAX_UPLINKS];
 	uint64_t endpoint_changes[WB_MAX_UPLINKS];
-	uint64_t session_born, reinject_events, penalised, reorder_skips;
+	uint64_t session_born, reinject_events, penalised, reorder_skips, peer_restarts;
 	bool on_backup;
 	uint64_t burst_due_ns; /* bursts (reinjection, penalty, skips) are told at most once a second */
 };

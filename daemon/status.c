@@ -41,12 +41,13 @@ static void log_bond(const struct bond_ctx *bc)
 		 "%s, %s; from tun %" PRIu64 " pkts %" PRIu64 " B, to tun %" PRIu64 " pkts %" PRIu64
 		 " B; drops: no session %" PRIu64 ", no uplink %" PRIu64 ", tun write errors %" PRIu64
 		 "; auth failures %" PRIu64 ", replays %" PRIu64 ", malformed %" PRIu64 ", source rejected %" PRIu64
-		 "; handshakes sent %" PRIu64
-		 ", completed %" PRIu64 ", refused %" PRIu64 ", rekeys %" PRIu64 ", cookies %" PRIu64 ", closes %" PRIu64,
+		 "; handshakes sent %" PRIu64 ", completed %" PRIu64 ", refused %" PRIu64 ", rekeys %" PRIu64
+		 ", cookies %" PRIu64 ", closes %" PRIu64 "; peer restarts %" PRIu64 ", packets given up %" PRIu64,
 		 bc->tun_name, wb_bond_has_session(bc->bond) ? "session up" : "no session", c->tun_rx_packets,
 		 c->tun_rx_bytes, c->tun_tx_packets, c->tun_tx_bytes, c->no_session_drops, c->no_uplink_drops,
 		 bc->tun_write_errors, c->auth_failures, c->replays, c->malformed, c->source_rejected, c->handshakes_sent,
-		 c->handshakes_completed, c->handshakes_refused, c->rekeys, c->cookies_received, c->closes_received);
+		 c->handshakes_completed, c->handshakes_refused, c->rekeys, c->cookies_received, c->closes_received,
+		 c->peer_restarts, c->restart_drops);
 	log_line(LOG_LVL_NOTICE, bc->conf->name, NULL,
 		 "reliable layer: resent %" PRIu64 " pkts %" PRIu64 " B, bond timeouts %" PRIu64 ", send queue drops: aqm %"
 		 PRIu64 ", full %" PRIu64 "; received twice %" PRIu64 ", beyond the window %" PRIu64 ", given up %" PRIu64

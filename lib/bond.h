@@ -10,6 +10,7 @@
  *   sched.c      the scheduler's core: policies by name, what they share
  *   sched_*.c    the policies
  *   reinject.c   copying what some uplinks hold onto another
+ *   bond_restart.c  a peer that restarted: the reliable layer starts over
  */
 #ifndef WB_BOND_H
 #define WB_BOND_H
@@ -46,6 +47,7 @@ struct wb_bond {
 	uint64_t hs_sent_ns;
 	unsigned hs_next_uplink;
 	uint64_t last_sent_time;   /* the newest initiation timestamp sent, Unix ns (wb_tai64n_floor) */
+	uint64_t peer_incarnation; /* of the peer behind the current session; 0 before the first */
 	/* Responder: the newest timestamp accepted, and when, against replays and floods. */
 	uint8_t last_timestamp[WB_TAI64N_LEN];
 	uint64_t last_initiation_ns;
@@ -126,6 +128,15 @@ void wb_bond_send_close(struct wb_bond *b, struct wb_uplink *u, uint64_t now);
 uint64_t wb_bond_pacing_wake(const struct wb_bond *b, uint64_t now);
 /* Where acked and lost packets of an uplink go: the send buffer. */
 struct wb_recovery_events wb_bond_recovery_events(struct wb_bond *b, struct wb_uplink *u);
+
+/* bond_restart.c */
+/*
+ * The peer is a new incarnation (it restarted): drops what was sent and not
+ * acknowledged, and what the reorder buffer holds, counting both, and starts
+ * the DSNs, every uplink's acks, recovery and congestion state over, as the
+ * peer's are. The send queue stays: it goes out under the new session.
+ */
+void wb_bond_peer_restarted(struct wb_bond *b, uint64_t now);
 
 /* handshake.c */
 void wb_handshake_tick(struct wb_bond *b, uint64_t now);

@@ -51,6 +51,8 @@ struct wb_bond_counters {
 	uint64_t rekeys;             /* sessions that replaced an earlier one */
 	uint64_t cookies_received;
 	uint64_t closes_received;
+	uint64_t peer_restarts;      /* the peer came back as a new incarnation: the reliable layer started over */
+	uint64_t restart_drops;      /* packets given up then: sent and unacknowledged, or held for reordering */
 };
 
 struct wb_device_counters {

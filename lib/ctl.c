@@ -121,6 +121,7 @@ static const char *const event_names[WB_CTL_EV_COUNT] = {
 	[WB_CTL_EV_REINJECTION] = "reinjection",
 	[WB_CTL_EV_PENALTY] = "penalty",
 	[WB_CTL_EV_REORDER_SKIP] = "reorder-skip",
+	[WB_CTL_EV_PEER_RESTART] = "peer-restart",
 };
 
 const char *wb_ctl_cmd_name(unsigned cmd)

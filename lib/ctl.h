@@ -115,6 +115,7 @@ enum wb_ctl_event {
 	WB_CTL_EV_REINJECTION,    /* a burst of opportunistic reinjections */
 	WB_CTL_EV_PENALTY,        /* a burst of penalties */
 	WB_CTL_EV_REORDER_SKIP,   /* DSNs given up by the reorder buffer */
+	WB_CTL_EV_PEER_RESTART,   /* the peer restarted: the reliable layer started over */
 	WB_CTL_EV_COUNT
 };
 
@@ -129,7 +130,8 @@ enum wb_ctl_event {
 	X(queue_drops) X(retransmits) X(retransmit_bytes) X(bond_timeouts) X(opp_reinject_events)         \
 	X(opp_reinject) X(opp_reinject_bytes) X(penalised) X(redundant_copies) X(rx_duplicates)          \
 	X(rx_beyond_window) X(reorder_skips) X(reorder_held_max) X(handshakes_sent) X(handshakes_completed) \
-	X(handshakes_refused) X(rekeys) X(cookies_received) X(closes_received)
+	X(handshakes_refused) X(rekeys) X(cookies_received) X(closes_received) X(peer_restarts)            \
+	X(restart_drops)
 
 #define WB_CTL_UPLINK_COUNTERS(X)                                                                       \
 	X(tx_packets) X(tx_bytes) X(rx_packets) X(rx_bytes) X(tx_ip_packets) X(rx_ip_packets)             \

@@ -52,6 +52,10 @@ int wb_device_new(struct wb_device **out, const struct wb_device_params *p, cons
 		free(d);
 		return -EINVAL;
 	}
+	/* This run's identity towards peers: a restart draws another (0 stands for "none yet"). */
+	wb_device_random(d, &d->local.incarnation, sizeof(d->local.incarnation));
+	if (!d->local.incarnation)
+		d->local.incarnation = 1;
 	wb_wipe(d->p.private_key, sizeof(d->p.private_key)); /* the clamped copy in local is the one kept */
 	*out = d;
 	return 0;

@@ -14,7 +14,7 @@
 #include "wanbond.h"
 
 struct wb_device {
-	struct wb_device_params p;
+	struct wb_device_params p;  /* (the incarnation, drawn at creation, is in local) */
 	struct wb_device_ops ops;
 	void *ctx;
 	struct wb_noise_local local;

@@ -225,7 +225,7 @@ static void respond(struct wb_bond *b, struct wb_noise_handshake *hs, const stru
 	uint32_t index = wb_device_new_index(d);
 
 	wb_device_random(d, seed, sizeof(seed));
-	if (index && !wb_noise_create_response(&msg, hs, &b->remote, seed, index) &&
+	if (index && !wb_noise_create_response(&msg, hs, &d->local, &b->remote, seed, index) &&
 	    !wb_cookie_add_macs(&msg, sizeof(msg), b->remote.mac1_key, &b->cookies, now) &&
 	    !wb_noise_derive_keys(hs, &keys))
 		kp = wb_keypair_new(d->p.cipher, &keys, now);
@@ -286,6 +286,24 @@ void wb_handshake_on_initiation(struct wb_device *d, uint64_t now, const struct 
 	wb_noise_handshake_clear(&hs);
 }
 
+/*
+ * The new current session is in use. If the peer behind it is another
+ * incarnation than the one before, it restarted: the sessions of the old one
+ * go (anything late sealed with them is stale), and the reliable layer
+ * starts over as the peer's has (bond_restart.c). A rekey between two
+ * running daemons keeps the same incarnations, and everything with them.
+ */
+static void session_in_use(struct wb_bond *b, uint64_t now)
+{
+	uint64_t incarnation = b->current->peer_incarnation;
+
+	if (b->peer_incarnation && incarnation != b->peer_incarnation) {
+		free_session(b, &b->previous);
+		wb_bond_peer_restarted(b, now);
+	}
+	b->peer_incarnation = incarnation;
+}
+
 void wb_handshake_confirm(struct wb_bond *b, uint64_t now)
 {
 	bool rekey = b->current != NULL;
@@ -299,7 +317,7 @@ void wb_handshake_confirm(struct wb_bond *b, uint64_t now)
 		b->c.rekeys++;
 	wb_device_timers_changed(b->dev);
 	wb_bond_log(b, rekey ? WB_LOG_DEBUG : WB_LOG_NOTICE, NULL, "%s", rekey ? "session renewed" : "session established");
-	(void)now;
+	session_in_use(b, now);
 }
 
 /* ---- initiator -------------------------------------------------------------- */
@@ -369,6 +387,7 @@ void wb_handshake_on_response(struct wb_device *d, uint64_t now, unsigned sock, 
 			b->c.rekeys++;
 		wb_bond_log(b, rekey ? WB_LOG_DEBUG : WB_LOG_NOTICE, NULL, "%s",
 			    rekey ? "session renewed" : "session established");
+		session_in_use(b, now);
 		wb_bond_session_started(b, now, sock < WB_MAX_UPLINKS ? (int)sock : -1);
 	}
 	wb_wipe(&keys, sizeof(keys));

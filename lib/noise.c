@@ -152,7 +152,7 @@ int wb_noise_create_initiation(struct wb_msg_initiation *msg, struct wb_noise_ha
 			       const uint8_t ephemeral_seed[WB_KEY_LEN], uint32_t local_index, uint64_t unix_ns)
 {
 	struct wb_noise_handshake t = { 0 };
-	uint8_t key[WB_KEY_LEN], timestamp[WB_TAI64N_LEN];
+	uint8_t key[WB_KEY_LEN], payload[WB_TAI64N_LEN + WB_INCARNATION_LEN];
 	int rc;
 
 	if (!r->static_static_ok)
@@ -160,7 +160,8 @@ int wb_noise_create_initiation(struct wb_msg_initiation *msg, struct wb_noise_ha
 	memset(msg, 0, sizeof(*msg));
 	msg->type = WB_MSG_INITIATION;
 	wb_put_le32(&msg->sender_index, local_index);
-	wb_tai64n(timestamp, unix_ns);
+	wb_tai64n(payload, unix_ns);
+	wb_put_le64(payload + WB_TAI64N_LEN, l->incarnation);
 
 	rc = initial_state(t.chaining_key, t.hash, r->public_key);
 	if (!rc)
@@ -176,7 +177,7 @@ int wb_noise_create_initiation(struct wb_msg_initiation *msg, struct wb_noise_ha
 	if (!rc)
 		rc = wb_kdf(t.chaining_key, key, NULL, t.chaining_key, r->static_static, WB_KEY_LEN);
 	if (!rc)
-		rc = seal_and_hash(msg->encrypted_timestamp, t.hash, key, timestamp, WB_TAI64N_LEN);
+		rc = seal_and_hash(msg->encrypted_payload, t.hash, key, payload, sizeof(payload));
 	if (!rc) {
 		t.state = WB_NOISE_CREATED_INITIATION;
 		t.local_index = local_index;
@@ -220,16 +221,17 @@ int wb_noise_finish_initiation(const struct wb_msg_initiation *msg, struct wb_no
 			       const struct wb_noise_remote *r, uint8_t timestamp[WB_TAI64N_LEN])
 {
 	struct wb_noise_handshake t = *hs;
-	uint8_t key[WB_KEY_LEN];
+	uint8_t key[WB_KEY_LEN], payload[WB_TAI64N_LEN + WB_INCARNATION_LEN];
 	int rc = -EBADMSG;
 
 	if (r->static_static_ok && wb_equal(t.remote_static, r->public_key, WB_KEY_LEN)) {
 		rc = wb_kdf(t.chaining_key, key, NULL, t.chaining_key, r->static_static, WB_KEY_LEN);
 		if (!rc)
-			rc = open_and_hash(timestamp, t.hash, key, msg->encrypted_timestamp,
-					   sizeof(msg->encrypted_timestamp));
+			rc = open_and_hash(payload, t.hash, key, msg->encrypted_payload, sizeof(msg->encrypted_payload));
 	}
 	if (!rc) {
+		memcpy(timestamp, payload, WB_TAI64N_LEN);
+		t.remote_incarnation = wb_get_le64(payload + WB_TAI64N_LEN);
 		t.state = WB_NOISE_CONSUMED_INITIATION;
 		*hs = t;
 	}
@@ -239,11 +241,11 @@ int wb_noise_finish_initiation(const struct wb_msg_initiation *msg, struct wb_no
 }
 
 int wb_noise_create_response(struct wb_msg_response *msg, struct wb_noise_handshake *hs,
-			     const struct wb_noise_remote *r, const uint8_t ephemeral_seed[WB_KEY_LEN],
-			     uint32_t local_index)
+			     const struct wb_noise_local *l, const struct wb_noise_remote *r,
+			     const uint8_t ephemeral_seed[WB_KEY_LEN], uint32_t local_index)
 {
 	struct wb_noise_handshake t = *hs;
-	uint8_t key[WB_KEY_LEN];
+	uint8_t key[WB_KEY_LEN], incarnation[WB_INCARNATION_LEN];
 	int rc;
 
 	if (t.state != WB_NOISE_CONSUMED_INITIATION)
@@ -252,6 +254,7 @@ int wb_noise_create_response(struct wb_msg_response *msg, struct wb_noise_handsh
 	msg->type = WB_MSG_RESPONSE;
 	wb_put_le32(&msg->sender_index, local_index);
 	wb_put_le32(&msg->receiver_index, t.remote_index);
+	wb_put_le64(incarnation, l->incarnation);
 
 	rc = new_ephemeral(t.ephemeral_private, msg->ephemeral, ephemeral_seed);
 	if (!rc)
@@ -265,7 +268,7 @@ int wb_noise_create_response(struct wb_msg_response *msg, struct wb_noise_handsh
 	if (!rc)
 		rc = mix_psk(t.chaining_key, t.hash, key, r->preshared_key);
 	if (!rc)
-		rc = seal_and_hash(msg->encrypted_nothing, t.hash, key, NULL, 0);
+		rc = seal_and_hash(msg->encrypted_incarnation, t.hash, key, incarnation, sizeof(incarnation));
 	if (!rc) {
 		t.state = WB_NOISE_CREATED_RESPONSE;
 		t.local_index = local_index;
@@ -280,7 +283,7 @@ int wb_noise_consume_response(const struct wb_msg_response *msg, struct wb_noise
 			      const struct wb_noise_local *l, const struct wb_noise_remote *r)
 {
 	struct wb_noise_handshake t = *hs;
-	uint8_t key[WB_KEY_LEN];
+	uint8_t key[WB_KEY_LEN], incarnation[WB_INCARNATION_LEN];
 	int rc;
 
 	if (t.state != WB_NOISE_CREATED_INITIATION || msg->type != WB_MSG_RESPONSE ||
@@ -296,8 +299,10 @@ int wb_noise_consume_response(const struct wb_msg_response *msg, struct wb_noise
 	if (!rc)
 		rc = mix_psk(t.chaining_key, t.hash, key, r->preshared_key);
 	if (!rc)
-		rc = open_and_hash(NULL, t.hash, key, msg->encrypted_nothing, sizeof(msg->encrypted_nothing));
+		rc = open_and_hash(incarnation, t.hash, key, msg->encrypted_incarnation,
+				   sizeof(msg->encrypted_incarnation));
 	if (!rc) {
+		t.remote_incarnation = wb_get_le64(incarnation);
 		t.state = WB_NOISE_CONSUMED_RESPONSE;
 		t.remote_index = wb_get_le32(&msg->sender_index);
 		memcpy(t.remote_ephemeral, msg->ephemeral, WB_KEY_LEN);
@@ -322,6 +327,7 @@ int wb_noise_derive_keys(struct wb_noise_handshake *hs, struct wb_noise_keys *ke
 		memcpy(keys->recv, initiator ? second : first, WB_KEY_LEN);
 		keys->local_index = hs->local_index;
 		keys->remote_index = hs->remote_index;
+		keys->remote_incarnation = hs->remote_incarnation;
 		keys->initiator = initiator;
 	}
 	wb_wipe(first, sizeof(first));

@@ -19,14 +19,13 @@
 #include "crypto.h"
 #include "wire.h"
 
-#define WB_TAI64N_LEN 12
-
-/* Our own static identity, with the keys derived from it once. */
+/* Our own static identity, with the keys derived from it once, and this run's incarnation. */
 struct wb_noise_local {
 	uint8_t private_key[WB_KEY_LEN];
 	uint8_t public_key[WB_KEY_LEN];
 	uint8_t mac1_key[WB_HASH_LEN];   /* HASH(LABEL_MAC1 || public_key): checks mac1 sent to us */
 	uint8_t cookie_key[WB_HASH_LEN]; /* HASH(LABEL_COOKIE || public_key): seals our cookie replies */
+	uint64_t incarnation;            /* sealed in every handshake message we send (wire.h) */
 };
 
 /* A peer we may talk to, with what can be computed before any handshake. */
@@ -54,6 +53,7 @@ struct wb_noise_handshake {
 	uint8_t ephemeral_private[WB_KEY_LEN];
 	uint8_t remote_ephemeral[WB_KEY_LEN];
 	uint8_t remote_static[WB_KEY_LEN];
+	uint64_t remote_incarnation; /* once its message is opened */
 	uint8_t hash[WB_HASH_LEN];
 	uint8_t chaining_key[WB_HASH_LEN];
 };
@@ -63,6 +63,7 @@ struct wb_noise_keys {
 	uint8_t send[WB_KEY_LEN];
 	uint8_t recv[WB_KEY_LEN];
 	uint32_t local_index, remote_index;
+	uint64_t remote_incarnation;
 	bool initiator;
 };
 
@@ -78,8 +79,9 @@ uint64_t wb_tai64n_floor(uint64_t unix_ns);
 uint64_t wb_tai64n_next(uint64_t t);
 
 /*
- * Initiator: fills msg up to mac1 (mac1 and mac2 are the cookie module's).
- * ephemeral_seed is 32 random bytes; the handshake keeps the ephemeral key.
+ * Initiator: fills msg up to mac1 (mac1 and mac2 are the cookie module's),
+ * sealing the timestamp of unix_ns and our incarnation. ephemeral_seed is
+ * 32 random bytes; the handshake keeps the ephemeral key.
  */
 int wb_noise_create_initiation(struct wb_msg_initiation *msg, struct wb_noise_handshake *hs,
 			       const struct wb_noise_local *l, const struct wb_noise_remote *r,
@@ -94,18 +96,18 @@ int wb_noise_open_initiation(const struct wb_msg_initiation *msg, struct wb_nois
 
 /*
  * Second half, once the peer is known: checks the static-static step and
- * decrypts the timestamp (for the caller's replay check). On success hs is
- * CONSUMED_INITIATION.
+ * decrypts the timestamp (for the caller's replay check) and the
+ * initiator's incarnation (into hs). On success hs is CONSUMED_INITIATION.
  */
 int wb_noise_finish_initiation(const struct wb_msg_initiation *msg, struct wb_noise_handshake *hs,
 			       const struct wb_noise_remote *r, uint8_t timestamp[WB_TAI64N_LEN]);
 
-/* Responder: the response to a consumed initiation, up to mac1. */
+/* Responder: the response to a consumed initiation, up to mac1, with our incarnation. */
 int wb_noise_create_response(struct wb_msg_response *msg, struct wb_noise_handshake *hs,
-			     const struct wb_noise_remote *r, const uint8_t ephemeral_seed[WB_KEY_LEN],
-			     uint32_t local_index);
+			     const struct wb_noise_local *l, const struct wb_noise_remote *r,
+			     const uint8_t ephemeral_seed[WB_KEY_LEN], uint32_t local_index);
 
-/* Initiator: checks a response to our initiation; hs becomes CONSUMED_RESPONSE. */
+/* Initiator: checks a response to our initiation (the responder's incarnation into hs); hs becomes CONSUMED_RESPONSE. */
 int wb_noise_consume_response(const struct wb_msg_response *msg, struct wb_noise_handshake *hs,
 			      const struct wb_noise_local *l, const struct wb_noise_remote *r);
 

@@ -23,6 +23,24 @@ int wb_recovery_init(struct wb_recovery *r, uint64_t first_pn)
 	return 0;
 }
 
+void wb_recovery_reset(struct wb_recovery *r, uint64_t first_pn)
+{
+	struct wb_recovery was = *r;
+
+	memset(r->ring, 0, r->cap * sizeof(*r->ring));
+	memset(r, 0, sizeof(*r));
+	r->ring = was.ring;
+	r->cap = was.cap;
+	r->base = r->next_pn = first_pn;
+	r->reo_wnd_mult = 1;
+	/* The counts are the operator's: they go on. */
+	r->acked_packets = was.acked_packets;
+	r->lost_packets = was.lost_packets;
+	r->lost_bytes = was.lost_bytes;
+	r->timeouts = was.timeouts;
+	r->spurious = was.spurious;
+}
+
 void wb_recovery_free(struct wb_recovery *r)
 {
 	free(r->ring);

@@ -85,6 +85,8 @@ struct wb_recovery_events {
 
 int wb_recovery_init(struct wb_recovery *r, uint64_t first_pn);
 void wb_recovery_free(struct wb_recovery *r);
+/* Forgets every packet sent, as if made anew from first_pn (no allocation); the counts go on. */
+void wb_recovery_reset(struct wb_recovery *r, uint64_t first_pn);
 
 /* Room to track one more packet (the ring is bounded). */
 bool wb_recovery_can_send(const struct wb_recovery *r);

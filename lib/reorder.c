@@ -33,6 +33,22 @@ void wb_reorder_free(struct wb_reorder *r, struct wb_pktbuf_pool *pool)
 	memset(r, 0, sizeof(*r));
 }
 
+uint32_t wb_reorder_restart(struct wb_reorder *r, struct wb_pktbuf_pool *pool)
+{
+	uint32_t dropped = r->held;
+
+	for (uint32_t i = 0; i < r->cap; i++)
+		if (r->ring[i].data)
+			wb_pktbuf_put(pool, r->ring[i].data);
+	memset(r->ring, 0, r->cap * sizeof(*r->ring));
+	r->nxt = 0;
+	r->held = 0;
+	r->held_bytes = 0;
+	r->n_ranges = 0;
+	r->listed_below = UINT64_MAX;
+	return dropped;
+}
+
 static struct wb_reorder_slot *slot(const struct wb_reorder *r, uint64_t dsn)
 {
 	return &r->ring[dsn & (r->cap - 1)];

@@ -48,6 +48,8 @@ struct wb_reorder {
 
 int wb_reorder_init(struct wb_reorder *r, uint64_t capacity);
 void wb_reorder_free(struct wb_reorder *r, struct wb_pktbuf_pool *pool);
+/* Drops what is held and expects DSN 0 next (the peer restarted); the counts go on. Returns the packets dropped. */
+uint32_t wb_reorder_restart(struct wb_reorder *r, struct wb_pktbuf_pool *pool);
 
 enum wb_reorder_result {
 	WB_REORDER_DELIVERED,   /* in order: delivered with whatever it unblocked */

@@ -26,6 +26,16 @@ void wb_sndbuf_free(struct wb_sndbuf *s, struct wb_pktbuf_pool *pool)
 	memset(s, 0, sizeof(*s));
 }
 
+uint64_t wb_sndbuf_restart(struct wb_sndbuf *s, struct wb_pktbuf_pool *pool)
+{
+	uint64_t dropped = wb_sndbuf_ack_cum(s, s->nxt, pool);
+
+	memset(s->ring, 0, s->cap * sizeof(*s->ring));
+	s->una = s->nxt = 0;
+	s->retx_n = 0;
+	return dropped;
+}
+
 struct wb_sndbuf_entry *wb_sndbuf_get(const struct wb_sndbuf *s, uint64_t dsn)
 {
 	return dsn >= s->una && dsn < s->nxt ? &s->ring[dsn & (s->cap - 1)] : NULL;

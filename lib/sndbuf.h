@@ -49,6 +49,8 @@ struct wb_sndbuf {
 
 int wb_sndbuf_init(struct wb_sndbuf *s);
 void wb_sndbuf_free(struct wb_sndbuf *s, struct wb_pktbuf_pool *pool);
+/* Drops every entry and numbers from DSN 0 again (the peer restarted). Returns the entries dropped. */
+uint64_t wb_sndbuf_restart(struct wb_sndbuf *s, struct wb_pktbuf_pool *pool);
 
 /* The entry of a DSN still in the buffer, else NULL. */
 struct wb_sndbuf_entry *wb_sndbuf_get(const struct wb_sndbuf *s, uint64_t dsn);

@@ -22,6 +22,15 @@ enum wb_msg_type {
 
 #define WB_MAX_UPLINKS 16 /* uplink ids 0..15, in the data header and the nonce */
 
+#define WB_TAI64N_LEN 12
+/*
+ * Each side's incarnation: a random 64-bit number drawn when the daemon
+ * starts, sealed in its handshake messages. A session whose peer is a new
+ * incarnation means the peer restarted: its reliable layer starts from
+ * nothing, so ours does too (docs/protocol.md, "A peer that restarts").
+ */
+#define WB_INCARNATION_LEN 8
+
 /* Noise IKpsk2 handshake, first message: initiator -> responder. */
 struct wb_msg_initiation {
 	uint8_t type;
@@ -29,7 +38,8 @@ struct wb_msg_initiation {
 	uint32_t sender_index;
 	uint8_t ephemeral[WB_KEY_LEN];
 	uint8_t encrypted_static[WB_KEY_LEN + WB_TAG_LEN];
-	uint8_t encrypted_timestamp[12 + WB_TAG_LEN]; /* TAI64N */
+	/* TAI64N, then the initiator's incarnation (little-endian) */
+	uint8_t encrypted_payload[WB_TAI64N_LEN + WB_INCARNATION_LEN + WB_TAG_LEN];
 	uint8_t mac1[WB_MAC_LEN];
 	uint8_t mac2[WB_MAC_LEN];
 };
@@ -41,7 +51,7 @@ struct wb_msg_response {
 	uint32_t sender_index;
 	uint32_t receiver_index;
 	uint8_t ephemeral[WB_KEY_LEN];
-	uint8_t encrypted_nothing[WB_TAG_LEN];
+	uint8_t encrypted_incarnation[WB_INCARNATION_LEN + WB_TAG_LEN]; /* the responder's, little-endian */
 	uint8_t mac1[WB_MAC_LEN];
 	uint8_t mac2[WB_MAC_LEN];
 };
@@ -75,8 +85,8 @@ struct wb_msg_data {
 	uint64_t counter;
 };
 
-_Static_assert(sizeof(struct wb_msg_initiation) == 148, "initiation is 148 bytes");
-_Static_assert(sizeof(struct wb_msg_response) == 92, "response is 92 bytes");
+_Static_assert(sizeof(struct wb_msg_initiation) == 156, "initiation is 156 bytes");
+_Static_assert(sizeof(struct wb_msg_response) == 100, "response is 100 bytes");
 _Static_assert(sizeof(struct wb_msg_cookie) == 52, "cookie reply is 52 bytes");
 _Static_assert(sizeof(struct wb_msg_data) == 16, "data header is 16 bytes");
 

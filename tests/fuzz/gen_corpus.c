@@ -124,7 +124,7 @@ static void datagram_seeds(void)
 	static struct fp f;
 	struct fp_datagram init;
 	struct wb_msg_cookie reply;
-	uint8_t nonce[WB_NONCE_LEN] = { 1, 2, 3 }, junk[148];
+	uint8_t nonce[WB_NONCE_LEN] = { 1, 2, 3 }, junk[sizeof(struct wb_msg_initiation)];
 
 	if (fp_init(&f))
 		exit(1);

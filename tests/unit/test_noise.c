@@ -87,7 +87,7 @@ static void response(struct wb_msg_response *msg, struct wb_noise_handshake *hs,
 	uint8_t seed[WB_KEY_LEN];
 
 	seed_bytes(seed, 0x42);
-	assert_int_equal(wb_noise_create_response(msg, hs, &r->remote, seed, R_INDEX), 0);
+	assert_int_equal(wb_noise_create_response(msg, hs, &r->local, &r->remote, seed, R_INDEX), 0);
 	assert_int_equal(hs->state, WB_NOISE_CREATED_RESPONSE);
 }
 
@@ -218,7 +218,7 @@ static void test_responder_not_knowing_the_initiator_fails_finish(void **state)
 		uint8_t seed[WB_KEY_LEN];
 
 		seed_bytes(seed, 1);
-		assert_int_equal(wb_noise_create_response(&resp, &hr, &other, seed, R_INDEX), -EINVAL);
+		assert_int_equal(wb_noise_create_response(&resp, &hr, &r.local, &other, seed, R_INDEX), -EINVAL);
 	}
 	/* The right remote still finishes the same state. */
 	assert_int_equal(wb_noise_finish_initiation(&init, &hr, &r.remote, ts), 0);

@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * A daemon that restarts (tests/unit/pair.h's pair_restart: it dies without
- * a word and a new one starts with the same keys), and the clock of the
- * handshake: read at each initiation, so a router whose clock was behind at
- * boot gets a session as soon as it is set right, and never below the last
- * one sent.
+ * A peer that restarts (tests/unit/pair.h's pair_restart: the daemon dies
+ * without a word and a new one starts with the same keys): the survivor
+ * meets the new incarnation afresh, both ways, at once; a rekey between two
+ * running daemons keeps everything. And the clock of the handshake: read at
+ * each initiation, so a router whose clock was behind at boot gets a
+ * session as soon as it is set right, and never below the last one sent.
+ *
+ * The bonds have a small receive window (a reorder ring of 1024 slots), and
+ * each side sends several times that many packets before the restart: kept,
+ * the survivor's state would hold the new incarnation's DSNs for old ones
+ * and its own far beyond the new window.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,6 +28,8 @@
 #define MS 1000000ULL
 #define SEC 1000000000ULL
 #define DAY (86400ULL * SEC)
+#define BEFORE 4000 /* packets each way before a restart: the ring holds 1024 */
+#define AFTER 500
 
 static struct pair p;
 
@@ -40,10 +48,174 @@ static const struct wb_bond_counters *bondc(const struct pair_side *s)
 
 static void established(void)
 {
-	pair_init(&p, &(struct pair_options){ 0 });
+	/* No CoDel: the test's bursts come all at once, and every packet must arrive. */
+	pair_init(&p, &(struct pair_options){ .tuning = { .receive_window = 64 * 1024, .no_aqm = true } });
 	pair_run_until(&p, p.now + 1 * SEC);
 	assert_true(wb_bond_has_session(p.client.bond));
 	assert_true(wb_bond_has_session(p.server.bond));
+}
+
+/* Sends ids [first, first + n) each way, waiting for room, and lets everything arrive. */
+static void traffic(uint64_t first, size_t n)
+{
+	for (uint64_t id = first; id < first + n; id++) {
+		assert_int_equal(pair_send_ip_waiting(&p, &p.client, id, 300), 0);
+		assert_int_equal(pair_send_ip_waiting(&p, &p.server, id, 300), 0);
+	}
+	assert_true(pair_settle(&p, p.now + 10 * SEC, 0));
+}
+
+/* Side s had ids [first, first + n) delivered, once each and in order, from delivered[at] on. */
+static void delivered_in_order(const struct pair_side *s, size_t at, uint64_t first, size_t n)
+{
+	assert_true(s->n_delivered >= at + n);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(s->delivered[at + i], first + i);
+	assert_int_equal(s->n_delivered, at + n);
+}
+
+/* Runs until both sides have a session again (at most 5 s); returns how long it took. */
+static uint64_t until_both_have_a_session(uint64_t since)
+{
+	while (p.now < since + 5 * SEC) {
+		pair_run_until(&p, p.now + 10 * MS);
+		if (wb_bond_has_session(p.client.bond) && wb_bond_has_session(p.server.bond) &&
+		    p.client.bond->current->remote_index == p.server.bond->current->local_index)
+			return p.now - since;
+	}
+	fail_msg("no session both ways within 5 s");
+	return 0;
+}
+
+/*
+ * After side `restarted` came back: both ways carry ids from AFTER_ID on,
+ * every one delivered once and in order, nothing counted as a duplicate or
+ * beyond the window, and the survivor counted the restart once.
+ */
+#define AFTER_ID 1000000
+static void both_ways_afresh(struct pair_side *restarted, struct pair_side *survivor)
+{
+	size_t at_c = p.client.n_delivered, at_s = p.server.n_delivered;
+	uint64_t dup_c = bondc(&p.client)->rx_duplicates, dup_s = bondc(&p.server)->rx_duplicates;
+
+	traffic(AFTER_ID, AFTER);
+	delivered_in_order(&p.client, at_c, AFTER_ID, AFTER);
+	delivered_in_order(&p.server, at_s, AFTER_ID, AFTER);
+	assert_int_equal(bondc(&p.client)->rx_duplicates, dup_c);
+	assert_int_equal(bondc(&p.server)->rx_duplicates, dup_s);
+	assert_int_equal(bondc(&p.client)->rx_beyond_window + bondc(&p.server)->rx_beyond_window, 0);
+	assert_int_equal(bondc(survivor)->peer_restarts, 1);
+	assert_int_equal(bondc(restarted)->peer_restarts, 0);
+}
+
+static void test_a_restarted_server_is_met_afresh(void **state)
+{
+	uint64_t took;
+
+	(void)state;
+	established();
+	traffic(1, BEFORE);
+	delivered_in_order(&p.server, 0, 1, BEFORE);
+	delivered_in_order(&p.client, 0, 1, BEFORE);
+	/* Some sent just before: unacknowledged when the server dies. */
+	for (uint64_t id = 1; id <= 20; id++)
+		assert_int_equal(pair_send_ip(&p, &p.client, 500000 + id, 300), 0);
+	pair_restart(&p, &p.server);
+	p.client.n_delivered = p.server.n_delivered = 0;
+	took = until_both_have_a_session(p.now);
+	/* The client notices within its uplink timeout, then one handshake. */
+	assert_true(took <= 1500 * MS);
+	both_ways_afresh(&p.server, &p.client);
+	assert_true(bondc(&p.client)->restart_drops >= 20);
+}
+
+static void test_a_restarted_client_is_met_afresh(void **state)
+{
+	uint64_t took;
+
+	(void)state;
+	established();
+	traffic(1, BEFORE);
+	for (uint64_t id = 1; id <= 20; id++)
+		assert_int_equal(pair_send_ip(&p, &p.server, 500000 + id, 300), 0);
+	pair_restart(&p, &p.client);
+	p.client.n_delivered = p.server.n_delivered = 0;
+	took = until_both_have_a_session(p.now);
+	/* A new client initiates at once. */
+	assert_true(took <= 100 * MS);
+	both_ways_afresh(&p.client, &p.server);
+	assert_true(bondc(&p.server)->restart_drops >= 20);
+}
+
+static void test_a_peer_restarted_twice_is_met_afresh_each_time(void **state)
+{
+	(void)state;
+	established();
+	traffic(1, BEFORE);
+	pair_restart(&p, &p.server);
+	until_both_have_a_session(p.now);
+	traffic(2 * BEFORE, BEFORE);
+	pair_restart(&p, &p.server);
+	pair_run_until(&p, p.now + 300 * MS);
+	pair_restart(&p, &p.server); /* again before the client noticed the last one */
+	p.client.n_delivered = p.server.n_delivered = 0;
+	until_both_have_a_session(p.now);
+	traffic(AFTER_ID, AFTER);
+	delivered_in_order(&p.client, 0, AFTER_ID, AFTER);
+	delivered_in_order(&p.server, 0, AFTER_ID, AFTER);
+	/* The client met two incarnations after the first: the one it missed was never its peer. */
+	assert_int_equal(bondc(&p.client)->peer_restarts, 2);
+}
+
+/* Sessions of the dead incarnation are dropped: nothing late sealed with them acts on the new state. */
+static void test_what_the_dead_peer_sent_late_is_not_taken(void **state)
+{
+	static struct pair_datagram late[64];
+	size_t n_late = 0;
+	uint64_t unknown;
+
+	(void)state;
+	established();
+	traffic(1, BEFORE);
+	/* Datagrams of the old server still on their way when it dies, delivered after the new session. */
+	for (uint64_t id = 1; id <= 20; id++)
+		assert_int_equal(pair_send_ip(&p, &p.server, 700000 + id, 300), 0);
+	while (n_late < 64 && p.server.queued) {
+		late[n_late++] = p.server.queue[0];
+		memmove(p.server.queue, p.server.queue + 1, --p.server.queued * sizeof(p.server.queue[0]));
+	}
+	assert_true(n_late > 0);
+	pair_restart(&p, &p.server);
+	p.client.n_delivered = 0;
+	until_both_have_a_session(p.now);
+	unknown = wb_device_counters(p.client.dev)->unknown_index;
+	for (size_t i = 0; i < n_late; i++)
+		pair_inject(&p, &p.client, &late[i]);
+	assert_int_equal(p.client.n_delivered, 0);
+	assert_int_equal(wb_device_counters(p.client.dev)->unknown_index, unknown + n_late);
+	both_ways_afresh(&p.server, &p.client);
+}
+
+/* A rekey between two daemons that run on: the same incarnations, nothing starts over. */
+static void test_a_rekey_keeps_the_reliable_state(void **state)
+{
+	uint64_t nxt;
+
+	(void)state;
+	pair_init(&p, &(struct pair_options){ .timers = { .probe_interval_ns = 250 * MS, .uplink_timeout_ns = 1 * SEC,
+							  .handshake_retry_ns = 1 * SEC, .rekey_after_ns = 5 * SEC,
+							  .reject_after_ns = 8 * SEC, .rekey_after_messages = 1ULL << 60 } });
+	pair_run_until(&p, p.now + 1 * SEC);
+	traffic(1, 300);
+	nxt = p.client.bond->snd.nxt;
+	pair_run_until(&p, p.now + 6 * SEC);
+	assert_int_equal(bondc(&p.client)->rekeys, 1);
+	assert_int_equal(bondc(&p.server)->rekeys, 1);
+	traffic(301, 300);
+	delivered_in_order(&p.server, 0, 1, 600);
+	delivered_in_order(&p.client, 0, 1, 600);
+	assert_int_equal(p.client.bond->snd.nxt, nxt + 300); /* the DSNs went on */
+	assert_int_equal(bondc(&p.client)->peer_restarts + bondc(&p.server)->peer_restarts, 0);
 }
 
 /* ---- the clock of the handshake ------------------------------------------------------ */
@@ -116,6 +288,11 @@ static void test_timestamps_step_by_their_grain(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_a_restarted_server_is_met_afresh, teardown),
+		cmocka_unit_test_teardown(test_a_restarted_client_is_met_afresh, teardown),
+		cmocka_unit_test_teardown(test_a_peer_restarted_twice_is_met_afresh_each_time, teardown),
+		cmocka_unit_test_teardown(test_what_the_dead_peer_sent_late_is_not_taken, teardown),
+		cmocka_unit_test_teardown(test_a_rekey_keeps_the_reliable_state, teardown),
 		cmocka_unit_test_teardown(test_a_clock_behind_at_start_gets_a_session_once_set_right, teardown),
 		cmocka_unit_test_teardown(test_a_clock_stepped_back_never_sends_an_older_timestamp, teardown),
 		cmocka_unit_test(test_timestamps_step_by_their_grain),
