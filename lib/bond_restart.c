@@ -24,6 +24,12 @@ static void uplink_start_over(struct wb_uplink *u, uint64_t now)
 	/* Its rate samples and rounds count what the recovery delivered, which starts again. */
 	u->cc.ops->init(&u->cc, u->cc.mss, u->rtt.has_sample ? u->rtt.srtt_ns : 0, now);
 	u->dsns_held = 0;
+	/*
+	 * Its silence, if it fell silent, was the peer's restart, not the path's
+	 * failure: one answer brings it up, as an uplink never seen up, instead
+	 * of the three a failed path must give.
+	 */
+	u->ever_up = false;
 	/* The peer counts the messages it receives from 0 again: so do we, for the loss estimate. */
 	u->data_rx = 0;
 	u->answer_tx = u->answer_rx = 0;
