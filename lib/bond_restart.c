@@ -30,6 +30,7 @@ static void uplink_start_over(struct wb_uplink *u, uint64_t now)
 	 * of the three a failed path must give.
 	 */
 	u->ever_up = false;
+	u->next_probe_ns = now; /* and it is probed at once, not at its next interval */
 	/* The peer counts the messages it receives from 0 again: so do we, for the loss estimate. */
 	u->data_rx = 0;
 	u->answer_tx = u->answer_rx = 0;
