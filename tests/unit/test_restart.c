@@ -55,6 +55,17 @@ static void established(void)
 	assert_true(wb_bond_has_session(p.server.bond));
 }
 
+/* A session, as established() makes, whose keys are renewed every 5 s (a rekey at 6 s). */
+static void established_rekeying_every_5s(void)
+{
+	struct wb_timers t = WB_TIMERS_DEFAULT;
+
+	t.rekey_after_ns = 5 * SEC;
+	t.reject_after_ns = 8 * SEC;
+	pair_init(&p, &(struct pair_options){ .timers = t, .tuning = { .no_aqm = true } });
+	pair_run_until(&p, p.now + 1 * SEC);
+}
+
 /* Sends ids [first, first + n) each way, waiting for room, and lets everything arrive. */
 static void traffic(uint64_t first, size_t n)
 {
@@ -206,10 +217,7 @@ static void test_a_rekey_keeps_the_reliable_state(void **state)
 	uint64_t nxt;
 
 	(void)state;
-	pair_init(&p, &(struct pair_options){ .timers = { .probe_interval_ns = 250 * MS, .uplink_timeout_ns = 1 * SEC,
-							  .handshake_retry_ns = 1 * SEC, .rekey_after_ns = 5 * SEC,
-							  .reject_after_ns = 8 * SEC, .rekey_after_messages = 1ULL << 60 } });
-	pair_run_until(&p, p.now + 1 * SEC);
+	established_rekeying_every_5s();
 	traffic(1, 300);
 	nxt = p.client.bond->snd.nxt;
 	pair_run_until(&p, p.now + 6 * SEC);
@@ -257,10 +265,7 @@ static void test_a_clock_stepped_back_never_sends_an_older_timestamp(void **stat
 	uint64_t last;
 
 	(void)state;
-	pair_init(&p, &(struct pair_options){ .timers = { .probe_interval_ns = 250 * MS, .uplink_timeout_ns = 1 * SEC,
-							  .handshake_retry_ns = 1 * SEC, .rekey_after_ns = 5 * SEC,
-							  .reject_after_ns = 8 * SEC, .rekey_after_messages = 1ULL << 60 } });
-	pair_run_until(&p, p.now + 1 * SEC);
+	established_rekeying_every_5s();
 	last = p.client.bond->last_sent_time;
 	assert_int_equal(last, wb_tai64n_floor(pair_wall_clock(&p.client) - 1 * SEC));
 	p.client.wall_error_ns = -(int64_t)(3600 * SEC);
