@@ -112,6 +112,8 @@ static void test_full_handshake_gives_matching_keys(void **state)
 
 	(void)state;
 	parties(&i, &r, 7, 7);
+	i.local.incarnation = 0x1122334455667788ULL;
+	r.local.incarnation = 0x99aabbccddeeff00ULL;
 	initiation(&init, &hi, &i);
 	assert_int_equal(init.type, WB_MSG_INITIATION);
 	assert_int_equal(receive_initiation(&init, &hr, &r, ts), 0);
@@ -137,6 +139,9 @@ static void test_full_handshake_gives_matching_keys(void **state)
 	assert_int_equal(ki.remote_index, R_INDEX);
 	assert_int_equal(kr.local_index, R_INDEX);
 	assert_int_equal(kr.remote_index, I_INDEX);
+	/* Each side learnt the other's incarnation, sealed in its message. */
+	assert_true(ki.remote_incarnation == r.local.incarnation);
+	assert_true(kr.remote_incarnation == i.local.incarnation);
 	/* The handshakes are wiped once their keys are out. */
 	assert_int_equal(hi.state, WB_NOISE_ZEROED);
 	assert_true(all_zero(hi.chaining_key, sizeof(hi.chaining_key)));
