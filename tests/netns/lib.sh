@@ -402,6 +402,19 @@ control = { directory = "$NT_TMP/ctl-server"; };
 CONF
 }
 
+# nt_wb_home_pair: keys and configs for the tests' usual pair: a client bond
+# "home" (tun 10.255.0.2/30, srv's 10.2.0.0/24 through it) with uplinks
+# dsl:wan1 and lte:wan2, and a server with home as its peer (tun
+# 10.255.0.1/30, lan's 10.1.0.0/24). Sets SCONF and CCONF, the files.
+nt_wb_home_pair() {
+	nt_wb_keys server
+	nt_wb_keys home
+	SCONF=$NT_TMP/vps.conf
+	CCONF=$NT_TMP/home.conf
+	nt_wb_server_conf "$SCONF" home:10.255.0.1/30:10.1.0.0/24
+	nt_wb_client_conf "$CCONF" home 10.255.0.2/30 10.2.0.0/24 dsl:wan1 lte:wan2
+}
+
 # nt_wb_start NS CONF [ARGS...]: starts wanbondd (log in CONF.log); sets NT_LAST_PID.
 nt_wb_start() {
 	local ns=$1 conf=$2; shift 2

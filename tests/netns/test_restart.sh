@@ -41,12 +41,7 @@ nt_topology 2
 nt_uplink_start 1 rate 20mbit delay 10ms limit 50ms seed 1
 nt_uplink_start 2 rate 20mbit delay 15ms limit 50ms seed 2
 
-nt_wb_keys server
-nt_wb_keys home
-SCONF=$NT_TMP/vps.conf
-CCONF=$NT_TMP/home.conf
-nt_wb_server_conf "$SCONF" home:10.255.0.1/30:10.1.0.0/24
-nt_wb_client_conf "$CCONF" home 10.255.0.2/30 10.2.0.0/24 dsl:wan1 lte:wan2
+nt_wb_home_pair
 head -c $((4 * 1024 * 1024)) /dev/urandom >"$NT_TMP/up.bin"
 head -c $((4 * 1024 * 1024)) /dev/urandom >"$NT_TMP/down.bin"
 

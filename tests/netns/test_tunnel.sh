@@ -38,12 +38,7 @@ nt_topology 2
 nt_uplink_start 1 rate 50mbit delay 10ms limit 40ms seed 1
 nt_uplink_start 2 rate 20mbit delay 20ms limit 60ms seed 2
 
-nt_wb_keys server
-nt_wb_keys home
-SCONF=$NT_TMP/vps.conf
-CCONF=$NT_TMP/home.conf
-nt_wb_server_conf "$SCONF" home:10.255.0.1/30:10.1.0.0/24
-nt_wb_client_conf "$CCONF" home 10.255.0.2/30 10.2.0.0/24 dsl:wan1 lte:wan2
+nt_wb_home_pair
 SLOG=$SCONF.log
 CLOG=$CCONF.log
 

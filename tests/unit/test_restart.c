@@ -119,21 +119,30 @@ static void both_ways_afresh(struct pair_side *restarted, struct pair_side *surv
 	assert_int_equal(bondc(restarted)->peer_restarts, 0);
 }
 
+/*
+ * BEFORE packets each way, then 20 more from the survivor that are not yet
+ * acknowledged when side `restarted` dies and starts again. Returns how long
+ * until both sides had a session again; the delivered lists start afresh.
+ */
+static uint64_t restart_after_traffic(struct pair_side *restarted, struct pair_side *survivor)
+{
+	established();
+	traffic(1, BEFORE);
+	delivered_in_order(&p.server, 0, 1, BEFORE);
+	delivered_in_order(&p.client, 0, 1, BEFORE);
+	for (uint64_t id = 1; id <= 20; id++)
+		assert_int_equal(pair_send_ip(&p, survivor, 500000 + id, 300), 0);
+	pair_restart(&p, restarted);
+	p.client.n_delivered = p.server.n_delivered = 0;
+	return until_both_have_a_session(p.now);
+}
+
 static void test_a_restarted_server_is_met_afresh(void **state)
 {
 	uint64_t took;
 
 	(void)state;
-	established();
-	traffic(1, BEFORE);
-	delivered_in_order(&p.server, 0, 1, BEFORE);
-	delivered_in_order(&p.client, 0, 1, BEFORE);
-	/* Some sent just before: unacknowledged when the server dies. */
-	for (uint64_t id = 1; id <= 20; id++)
-		assert_int_equal(pair_send_ip(&p, &p.client, 500000 + id, 300), 0);
-	pair_restart(&p, &p.server);
-	p.client.n_delivered = p.server.n_delivered = 0;
-	took = until_both_have_a_session(p.now);
+	took = restart_after_traffic(&p.server, &p.client);
 	/* The client notices within its uplink timeout, then one handshake. */
 	assert_true(took <= 1500 * MS);
 	/* The restart explains the uplinks' silence: one answer brings each up, not three. */
@@ -149,13 +158,7 @@ static void test_a_restarted_client_is_met_afresh(void **state)
 	uint64_t took;
 
 	(void)state;
-	established();
-	traffic(1, BEFORE);
-	for (uint64_t id = 1; id <= 20; id++)
-		assert_int_equal(pair_send_ip(&p, &p.server, 500000 + id, 300), 0);
-	pair_restart(&p, &p.client);
-	p.client.n_delivered = p.server.n_delivered = 0;
-	took = until_both_have_a_session(p.now);
+	took = restart_after_traffic(&p.client, &p.server);
 	/* A new client initiates at once. */
 	assert_true(took <= 100 * MS);
 	both_ways_afresh(&p.client, &p.server);
