@@ -59,8 +59,9 @@ struct wb_bbr {
 	uint64_t round_lost, round_delivered_start; /* this round's losses, and the delivered count at its start */
 	unsigned cycle_index;
 	uint64_t cycle_stamp;
-	uint64_t probe_rtt_done, probe_rtt_round_done;
+	uint64_t probe_rtt_done;
 	bool probe_rtt_round_started;
+	uint64_t low_samples_until;   /* samples of packets sent before this delivered count say nothing lower */
 	uint64_t prior_cwnd;
 	uint32_t pacing_gain, cwnd_gain; /* in 1/256 */
 };

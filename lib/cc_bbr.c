@@ -14,6 +14,21 @@
  * the three rounds of flat bandwidth startup waits for, and keeps
  * overfilling its queue). A timeout shrinks the window to the minimum, from
  * which the model rebuilds it in a round trip.
+ *
+ * Probe-rtt keeps half a bandwidth-delay product in flight, as BBR's second
+ * version does, not four packets: a bond's fast uplink held at four packets
+ * for 200 ms sends its traffic onto the slow ones, and the inner TCP pays
+ * for the reordering. What the uplink delivers meanwhile, and until the
+ * packets it sent then are acked, is no measure of its bandwidth (Linux
+ * marks it application-limited): without that, the ten short rounds of
+ * probe-rtt on a 20 ms uplink flush the bandwidth filter, and the uplink
+ * starts again from a fraction of its rate.
+ *
+ * And probe-rtt is skipped while RTT samples keep coming within an eighth
+ * of the minimum: the queue already empties now and then, so the minimum
+ * is confirmed without cutting the window (BBR's later versions probe
+ * less for the same reason). Each probe costs an inner TCP a loss or two
+ * in the tunnel's queue; a path whose RTT grew still gets its probe.
  */
 #include "cc.h"
 
@@ -26,6 +41,8 @@ enum { STARTUP, DRAIN, PROBE_BW, PROBE_RTT };
 #define BW_WINDOW_ROUNDS 10
 #define MIN_RTT_WINDOW_NS (10ULL * 1000000000ULL)
 #define PROBE_RTT_TIME_NS (200ULL * 1000000ULL)
+#define PROBE_RTT_CWND_GAIN (UNIT / 2)
+#define MIN_RTT_CONFIRM_SHIFT 3 /* a sample within min_rtt / 8 of it confirms the minimum */
 #define FULL_BW_ROUNDS 3
 /* Startup ends after a round that lost more than this (in 1/256) and at least this many packets. */
 #define STARTUP_LOSS_THRESH 5 /* 2% */
@@ -103,7 +120,7 @@ static void update_bandwidth(struct wb_bbr *b, const struct wb_rate_sample *rs)
 		return;
 	bw = rs->delivered * 1000000000ULL / rs->interval_ns;
 	/* An application-limited sample only counts when it shows more than the model. */
-	if (!rs->app_limited || bw >= b->btl_bw)
+	if ((!rs->app_limited && rs->prior_delivered >= b->low_samples_until) || bw >= b->btl_bw)
 		bw_filter_update(b, b->round_count, bw);
 }
 
@@ -188,12 +205,20 @@ static void enter_probe_rtt(struct wb_cc *cc)
 	b->probe_rtt_done = 0;
 }
 
+/* The window of probe-rtt: half a bandwidth-delay product, at least the minimum. */
+static uint64_t probe_rtt_cwnd(const struct wb_cc *cc)
+{
+	uint64_t floor = (uint64_t)WB_CC_MIN_WINDOW_PACKETS * cc->mss, half = bdp(&cc->bbr, PROBE_RTT_CWND_GAIN);
+
+	return half > floor ? half : floor;
+}
+
 static void handle_probe_rtt(struct wb_cc *cc, const struct wb_rate_sample *rs, uint64_t now)
 {
 	struct wb_bbr *b = &cc->bbr;
-	uint64_t floor = (uint64_t)WB_CC_MIN_WINDOW_PACKETS * cc->mss;
 
-	if (!b->probe_rtt_done && rs->bytes_in_flight <= floor) {
+	b->low_samples_until = rs->total_delivered + rs->bytes_in_flight + 1;
+	if (!b->probe_rtt_done && rs->bytes_in_flight <= probe_rtt_cwnd(cc)) {
 		b->probe_rtt_done = now + PROBE_RTT_TIME_NS;
 		b->probe_rtt_round_started = false;
 		b->next_round_delivered = rs->total_delivered;
@@ -220,6 +245,8 @@ static void update_min_rtt(struct wb_cc *cc, const struct wb_rate_sample *rs, ui
 
 	if (rs->rtt_ns && (rs->rtt_ns <= b->min_rtt_ns || expired)) {
 		b->min_rtt_ns = rs->rtt_ns;
+		b->min_rtt_stamp = now;
+	} else if (rs->rtt_ns && rs->rtt_ns <= b->min_rtt_ns + (b->min_rtt_ns >> MIN_RTT_CONFIRM_SHIFT)) {
 		b->min_rtt_stamp = now;
 	}
 	if (expired && b->mode != PROBE_RTT)
@@ -254,8 +281,8 @@ static void set_pacing_and_window(struct wb_cc *cc, const struct wb_rate_sample 
 		cc->cwnd += rs->acked_bytes;
 	if (cc->cwnd < floor)
 		cc->cwnd = floor;
-	if (b->mode == PROBE_RTT && cc->cwnd > floor)
-		cc->cwnd = floor;
+	if (b->mode == PROBE_RTT && cc->cwnd > probe_rtt_cwnd(cc))
+		cc->cwnd = probe_rtt_cwnd(cc);
 }
 
 static void bbr_on_ack(struct wb_cc *cc, const struct wb_rate_sample *rs, uint64_t now)

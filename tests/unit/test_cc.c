@@ -399,26 +399,77 @@ static void test_bbr_probe_rtt_after_ten_seconds_and_back(void **state)
 	assert_int_equal(f.cc.bbr.min_rtt_ns, RTT);
 	bbr_ack(&f, 10 * MS, BW, RTT + 5 * MS, BDP);
 	assert_int_equal(f.cc.bbr.mode, PROBE_RTT);
-	assert_int_equal(f.cc.cwnd, WB_CC_MIN_WINDOW_PACKETS * MSS);
+	/* Half the product (of the 25 ms just taken as the minimum), not four packets. */
+	assert_int_equal(f.cc.cwnd, BW / 2 * (RTT + 5 * MS) / SEC);
 	assert_int_equal(f.cc.bbr.prior_cwnd, cwnd);
 	assert_int_equal(f.cc.pacing_rate, BW); /* gain 1 */
-	/* Until in flight falls to 4 MSS, it waits; then 200 ms and a round. */
-	bbr_ack(&f, 1 * MS, BW, RTT, 10 * MSS);
+	/* Until in flight falls to half the product, it waits; then 200 ms and a round. */
+	bbr_ack(&f, 1 * MS, BW, RTT, BDP / 2 + MSS);
 	assert_int_equal(f.cc.bbr.mode, PROBE_RTT);
 	assert_int_equal(f.cc.bbr.probe_rtt_done, 0);
-	bbr_ack(&f, 1 * MS, BW, RTT, 4 * MSS);
+	bbr_ack(&f, 1 * MS, BW, RTT, BDP / 2);
 	done = f.now + 200 * MS;
 	assert_int_equal(f.cc.bbr.probe_rtt_done, done);
 	while (f.now + 10 * MS < done) {
-		bbr_round_after(&f, 10 * MS, BW, RTT, 4 * MSS, false);
+		bbr_round_after(&f, 10 * MS, BW, RTT, BDP / 2, false);
 		assert_int_equal(f.cc.bbr.mode, PROBE_RTT);
-		assert_int_equal(f.cc.cwnd, WB_CC_MIN_WINDOW_PACKETS * MSS);
+		assert_int_equal(f.cc.cwnd, BDP / 2);
 	}
-	bbr_round_after(&f, done - f.now, BW, RTT, 4 * MSS, false);
+	bbr_round_after(&f, done - f.now, BW, RTT, BDP / 2, false);
 	assert_int_equal(f.cc.bbr.mode, PROBE_BW);
 	assert_int_equal(f.cc.bbr.min_rtt_stamp, f.now);
 	assert_int_equal(f.cc.cwnd, cwnd); /* the window it had, at once */
 	assert_int_equal(f.cc.bbr.cwnd_gain, 2 * UNIT);
+}
+
+/* RTT samples within an eighth of the minimum confirm it: no probe-rtt, however long. */
+static void test_bbr_no_probe_rtt_while_the_minimum_is_confirmed(void **state)
+{
+	struct feed f;
+	uint64_t stamp;
+
+	(void)state;
+	to_probe_bw(&f);
+	stamp = f.cc.bbr.min_rtt_stamp;
+	while (f.now <= stamp + 30 * SEC) {
+		bbr_ack(&f, 10 * MS, BW, RTT + RTT / 8, BDP);
+		assert_int_not_equal(f.cc.bbr.mode, PROBE_RTT);
+	}
+	assert_int_equal(f.cc.bbr.min_rtt_ns, RTT);
+	/* A little more, for ten seconds: the probe comes. */
+	stamp = f.now;
+	while (f.now <= stamp + 10 * SEC && f.cc.bbr.mode != PROBE_RTT)
+		bbr_ack(&f, 10 * MS, BW, RTT + RTT / 8 + MS, BDP);
+	assert_int_equal(f.cc.bbr.mode, PROBE_RTT);
+}
+
+/*
+ * Probe-rtt's rounds deliver less than the bandwidth: on a 20 ms uplink
+ * they are ten rounds, the bandwidth filter's whole window. Their samples,
+ * and those of the packets sent then, must not become the estimate.
+ */
+static void test_bbr_probe_rtt_keeps_the_bandwidth(void **state)
+{
+	struct feed f;
+	uint64_t stamp;
+
+	(void)state;
+	to_probe_bw(&f);
+	for (int k = 0; k < 2000; k++)
+		bbr_ack(&f, 100000, BW, RTT, BDP);
+	stamp = f.cc.bbr.min_rtt_stamp;
+	while (f.now <= stamp + 10 * SEC)
+		bbr_ack(&f, 10 * MS, BW, RTT + 5 * MS, BDP);
+	assert_int_equal(f.cc.bbr.mode, PROBE_RTT);
+	/* Twelve rounds at a quarter of the bandwidth, through probe-rtt and just after it. */
+	for (int k = 0; k < 12; k++)
+		bbr_round_after(&f, 20 * MS, BW / 4, RTT, BDP / 2, false);
+	assert_int_equal(f.cc.bbr.mode, PROBE_BW);
+	assert_int_equal(f.cc.bbr.btl_bw, BW);
+	/* Packets sent after it say what the uplink does again. */
+	for (int k = 0; k < 12; k++)
+		bbr_round_after(&f, 20 * MS, BW / 2, RTT, BDP, false);
+	assert_int_equal(f.cc.bbr.btl_bw, BW / 2);
 }
 
 static void test_bbr_timeout_to_the_minimum_window(void **state)
@@ -575,6 +626,8 @@ int main(void)
 		cmocka_unit_test(test_bbr_drain_then_probe_bw_cycles_its_gains),
 		cmocka_unit_test(test_bbr_probe_bw_window_is_two_bdp_and_3_mss),
 		cmocka_unit_test(test_bbr_probe_rtt_after_ten_seconds_and_back),
+		cmocka_unit_test(test_bbr_probe_rtt_keeps_the_bandwidth),
+		cmocka_unit_test(test_bbr_no_probe_rtt_while_the_minimum_is_confirmed),
 		cmocka_unit_test(test_bbr_timeout_to_the_minimum_window),
 		cmocka_unit_test(test_bbr_bandwidth_is_the_max_over_ten_rounds),
 		cmocka_unit_test(test_bbr_over_a_simulated_bottleneck),
