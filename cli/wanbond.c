@@ -44,7 +44,7 @@ static const char usage[] =
 	"  -d, --dir DIR     the control sockets' directory (default " DEFAULT_DIR
 	", or $WANBOND_CONTROL_DIR)\n"
 	"  -h, --help        this text; COMMAND --help for one command\n"
-	"rules: avoid_blocking penalise penalise_guard reinject reinject_on_rwnd\n"
+	"rules: arrival avoid_blocking penalise penalise_guard reinject reinject_on_rwnd\n"
 	"       reinject_on_sndbuf reinject_on_app_limited\n";
 
 struct cli {

@@ -778,7 +778,7 @@ static int parse_transport(struct parse *p, const struct sect *root)
 static int parse_scheduler(struct parse *p, const struct sect *root)
 {
 	static const char *const keys[] = { "policy", "penalise", "penalise_guard", "reinject", "reinject_on_rwnd",
-					    "reinject_on_sndbuf", "reinject_on_app_limited", "avoid_blocking", NULL };
+					    "reinject_on_sndbuf", "reinject_on_app_limited", "avoid_blocking", "arrival", NULL };
 	struct wb_conf_scheduler *sc = &p->cfg->scheduler;
 	struct sect s = { p, NULL, "", "scheduler." };
 	config_setting_t *g;

@@ -11,6 +11,10 @@
 
 #include "bond.h"
 
+#define NS_PER_SEC 1000000000ULL
+/* The shortest RTT a rate is worked out over (a LAN's is below a timer's precision). */
+#define MIN_RATE_RTT_NS 1000000ULL
+
 static const struct wb_sched_ops *const policies[] = {
 	&wb_sched_default, &wb_sched_roundrobin, &wb_sched_redundant, &wb_sched_first,
 };
@@ -51,6 +55,7 @@ static const struct {
 	{ "reinject_on_sndbuf", WB_SCHED_NO_REINJECT_SNDBUF },
 	{ "reinject_on_app_limited", WB_SCHED_NO_REINJECT_APP_LIMITED },
 	{ "avoid_blocking", WB_SCHED_NO_AVOID_BLOCKING },
+	{ "arrival", WB_SCHED_NO_ARRIVAL },
 };
 
 uint32_t wb_sched_rule_by_name(const char *name)
@@ -116,6 +121,120 @@ uint64_t wb_sched_completion_ns(const struct wb_uplink *u, uint32_t bytes)
 	if (!rate)
 		return UINT64_MAX / 2;
 	return queued * 1000000000ULL / rate + u->rtt.srtt_ns / 2;
+}
+
+/*
+ * The path's propagation RTT: BBR's minimum of the last ten seconds when
+ * the uplink runs BBR (a path whose delay grew is seen within that), else
+ * the lowest RTT ever measured.
+ */
+static uint64_t path_rtt_ns(const struct wb_uplink *u)
+{
+	if (u->cc.ops == &wb_cc_bbr && u->cc.bbr.min_rtt_ns != UINT64_MAX)
+		return u->cc.bbr.min_rtt_ns;
+	return u->rtt.min_ns;
+}
+
+uint64_t wb_sched_delivery_rate(const struct wb_uplink *u)
+{
+	uint64_t rate = u->cc.ops == &wb_cc_bbr ? u->cc.bbr.btl_bw : u->cc.pacing_rate;
+	uint64_t rtt = u->rtt.srtt_ns > MIN_RATE_RTT_NS ? u->rtt.srtt_ns : MIN_RATE_RTT_NS;
+	/*
+	 * An uplink that carried only probes has measured a rate of bytes a
+	 * second; its initial window per RTT is the least it can deliver.
+	 */
+	uint64_t floor = (uint64_t)WB_CC_INITIAL_WINDOW_PACKETS * u->cc.mss * NS_PER_SEC / rtt;
+
+	return rate > floor ? rate : floor;
+}
+
+/*
+ * The standing queue u's own packets make at its bottleneck: what it has
+ * in flight beyond its bandwidth-delay product, seen at once. (The
+ * smoothed RTT above the minimum would show other senders' queues too, but
+ * late, and with the peer's ack delay in it: between two equal uplinks it
+ * picks one by noise.)
+ */
+static uint64_t queue_delay_ns(const struct wb_uplink *u, uint64_t rate)
+{
+	uint64_t pipe = rate * (path_rtt_ns(u) / 1000) / 1000000, in_flight = u->rec->bytes_in_flight;
+
+	return in_flight > pipe ? (in_flight - pipe) * NS_PER_SEC / rate : 0;
+}
+
+uint64_t wb_sched_arrival_ns(const struct wb_uplink *u, uint32_t bytes, uint64_t now)
+{
+	uint64_t rate = wb_sched_delivery_rate(u), start = now > u->next_send_ns ? now : u->next_send_ns;
+	uint64_t in_flight = u->rec->bytes_in_flight, wait = 0, queue;
+
+	if (!rate || !u->rtt.has_sample)
+		return UINT64_MAX / 2;
+	/* A full window opens as acks come back, at the rate the uplink delivers. */
+	if (in_flight + bytes > u->cc.cwnd)
+		wait = (in_flight + bytes - u->cc.cwnd) * NS_PER_SEC / rate;
+	queue = queue_delay_ns(u, rate);
+	return start + (wait > queue ? wait : queue) + (uint64_t)bytes * NS_PER_SEC / rate + path_rtt_ns(u) / 2;
+}
+
+/* Among mask, the uplink where bytes would arrive first: of all that may send (ready false), or of those that can now. */
+static struct wb_uplink *first_arrival(struct wb_bond *b, uint16_t mask, uint32_t bytes, uint64_t now, bool ready)
+{
+	struct wb_uplink *best = NULL;
+	uint64_t best_t = UINT64_MAX;
+
+	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
+		struct wb_uplink *u = &b->uplinks[i];
+		uint64_t t;
+
+		if (!(mask & (1u << i)) || !wb_uplink_usable(u) || !u->rec || !wb_recovery_can_send(u->rec) ||
+		    (ready && !wb_sched_can_send(u, bytes, now)))
+			continue;
+		t = wb_sched_arrival_ns(u, bytes, now);
+		/* On a tie, the one that can send now, else the lower id. */
+		if (t < best_t || (t == best_t && best && !wb_sched_can_send(best, bytes, now) && wb_sched_can_send(u, bytes, now))) {
+			best = u;
+			best_t = t;
+		}
+	}
+	return best;
+}
+
+struct wb_uplink *wb_sched_first_arrival(struct wb_bond *b, uint16_t mask, uint32_t bytes, uint64_t now)
+{
+	return first_arrival(b, mask, bytes, now, false);
+}
+
+struct wb_uplink *wb_sched_earliest_arrival_now(struct wb_bond *b, uint16_t mask, uint32_t bytes, uint64_t now)
+{
+	return first_arrival(b, mask, bytes, now, true);
+}
+
+uint64_t wb_sched_delay_spread_ns(const struct wb_bond *b)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	uint16_t mask = wb_sched_uplinks(b);
+
+	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
+		const struct wb_uplink *u = &b->uplinks[i];
+
+		if (!(mask & (1u << i)) || !wb_uplink_usable(u) || !u->rec || !u->rtt.has_sample)
+			continue;
+		lo = path_rtt_ns(u) < lo ? path_rtt_ns(u) : lo;
+		hi = path_rtt_ns(u) > hi ? path_rtt_ns(u) : hi;
+	}
+	return hi > lo ? (hi - lo) / 2 : 0;
+}
+
+uint64_t wb_sched_queue_target_ns(const struct wb_bond *b)
+{
+	uint64_t spread;
+
+	if (b->sched != &wb_sched_default || !wb_sched_rule(b, WB_SCHED_NO_ARRIVAL))
+		return b->tuning.aqm_target_ns;
+	spread = wb_sched_delay_spread_ns(b);
+	if (spread > b->tuning.aqm_interval_ns / 2)
+		spread = b->tuning.aqm_interval_ns / 2;
+	return b->tuning.aqm_target_ns + spread;
 }
 
 uint16_t wb_sched_active(const struct wb_bond *b)

@@ -77,6 +77,28 @@ bool wb_sched_rule(const struct wb_bond *b, uint32_t no_flag);
 bool wb_sched_can_send(const struct wb_uplink *u, uint32_t bytes, uint64_t now);
 /* Expected ns to deliver what u has in flight and bytes more: over its pacing rate, plus half its RTT. */
 uint64_t wb_sched_completion_ns(const struct wb_uplink *u, uint32_t bytes);
+/*
+ * When bytes sent on u now would reach the far end (absolute ns): when u
+ * may send them (pacing, window), what u has queued at its bottleneck
+ * ahead of them, their own time on the wire, and half the path's minimum
+ * RTT. UINT64_MAX/2 if u has no rate yet.
+ */
+uint64_t wb_sched_arrival_ns(const struct wb_uplink *u, uint32_t bytes, uint64_t now);
+/* Among mask, the usable uplink where bytes sent now would arrive first, whether or not it can send now. */
+struct wb_uplink *wb_sched_first_arrival(struct wb_bond *b, uint16_t mask, uint32_t bytes, uint64_t now);
+/* The same among the uplinks of mask that can send bytes now; NULL if none can. */
+struct wb_uplink *wb_sched_earliest_arrival_now(struct wb_bond *b, uint16_t mask, uint32_t bytes, uint64_t now);
+/* What u delivers per second (bytes): its controller's bandwidth estimate, else its pacing, else cwnd per RTT. */
+uint64_t wb_sched_delivery_rate(const struct wb_uplink *u);
+/* How much later the slowest uplink the policy uses delivers than the fastest: half their minimum RTTs' difference. */
+uint64_t wb_sched_delay_spread_ns(const struct wb_bond *b);
+/*
+ * The AQM's target for the send queue: the configured one, and with the
+ * arrival rule the spread of the uplinks' delays on top (at most half the
+ * AQM's interval), the queue it takes to feed a slower uplink what it
+ * delivers in time.
+ */
+uint64_t wb_sched_queue_target_ns(const struct wb_bond *b);
 /* The usable uplinks, a bit per id: the non-backup ones, or the backups if no other is usable. */
 uint16_t wb_sched_active(const struct wb_bond *b);
 /* The uplinks the bond's policy sends on now. */

@@ -54,30 +54,73 @@ static bool ecf_wait(const struct wb_bond *b, const struct wb_uplink *fast, cons
 	return (uint64_t)backlog * NS_PER_SEC / u->cc.pacing_rate >= 2 * fast->rtt.srtt_ns;
 }
 
-static bool better_wait(struct wb_bond *b, const struct wb_uplink *u, uint32_t bytes)
+/* BLEST's test: what fast delivers while this packet travels on u would not fit in the window. */
+static bool blest_wait(const struct wb_bond *b, const struct wb_uplink *fast, const struct wb_uplink *u,
+		       uint32_t bytes)
 {
-	const struct wb_uplink *fast = wb_sched_lowest_rtt(b, wb_sched_uplinks(b));
 	uint64_t window = b->peer_rwnd < b->tuning.send_buffer ? b->peer_rwnd : b->tuning.send_buffer;
-	uint64_t on_u, on_fast, ahead;
+	uint64_t on_u = wb_sched_completion_ns(u, bytes), on_fast = wb_sched_completion_ns(fast, bytes), ahead;
 
-	if (!fast || fast == u || fast->rec->timed_out)
-		return false;
-	on_u = wb_sched_completion_ns(u, bytes);
-	if (ecf_wait(b, fast, u, on_u))
-		return true;
-	on_fast = wb_sched_completion_ns(fast, bytes);
 	if (on_u <= on_fast)
 		return false;
 	ahead = fast->cc.pacing_rate * ((on_u - on_fast) / 1000) / 1000000;
 	return b->snd.bytes + bytes + ahead > window;
 }
 
+static bool better_wait(struct wb_bond *b, const struct wb_uplink *u, uint32_t bytes)
+{
+	const struct wb_uplink *fast = wb_sched_lowest_rtt(b, wb_sched_uplinks(b));
+
+	if (!fast || fast == u || fast->rec->timed_out)
+		return false;
+	return ecf_wait(b, fast, u, wb_sched_completion_ns(u, bytes)) || blest_wait(b, fast, u, bytes);
+}
+
+/*
+ * The arrival rule: each packet goes on the uplink where it would reach
+ * the peer first, counting the wait for that uplink's pacing and window.
+ * Another uplink that can send now takes it only if it delivers it no
+ * later than the first one would deliver the last packet queued behind
+ * it (ECF's idea, in arrival times), and, with avoid_blocking, if what
+ * the first one delivers meanwhile fits in the window (BLEST's): the
+ * packets then arrive about in the order they left, the reorder buffer
+ * holds little, and an inner TCP sees the fast uplink's RTT. The queue
+ * that feeds a slower uplink is the one the inner flows keep; the AQM
+ * lets it be as long as the uplinks' delays differ
+ * (wb_sched_queue_target_ns). Without the rule, the choice is among the
+ * uplinks that can send now, and a fast uplink between two paced packets
+ * loses the next one to a slow uplink, whose packets the receiver then
+ * waits for.
+ */
+static struct wb_uplink *by_arrival(struct wb_bond *b, uint16_t mask, uint32_t bytes, uint64_t now)
+{
+	struct wb_uplink *first = wb_sched_first_arrival(b, mask, bytes, now), *ready;
+	uint64_t rate, behind;
+
+	if (!first || wb_sched_can_send(first, bytes, now))
+		return first;
+	ready = wb_sched_earliest_arrival_now(b, mask, bytes, now);
+	rate = wb_sched_delivery_rate(first);
+	if (!ready || !rate)
+		return NULL;
+	behind = b->txq.bytes * NS_PER_SEC / rate;
+	if (wb_sched_arrival_ns(ready, bytes, now) > wb_sched_arrival_ns(first, bytes, now) + behind)
+		return NULL; /* it waits for the first */
+	if (wb_sched_rule(b, WB_SCHED_NO_AVOID_BLOCKING) && blest_wait(b, first, ready, bytes))
+		return NULL;
+	return ready;
+}
+
 static struct wb_uplink *default_get_send(struct wb_bond *b, uint32_t bytes, uint64_t now, uint16_t avoid,
 					  uint32_t *send_limit)
 {
-	struct wb_uplink *u = wb_sched_earliest(b, wb_sched_uplinks(b) & (uint16_t)~avoid, bytes, now);
+	uint16_t mask = wb_sched_uplinks(b) & (uint16_t)~avoid;
+	struct wb_uplink *u;
 
 	*send_limit = bytes; /* a decision per packet */
+	if (wb_sched_rule(b, WB_SCHED_NO_ARRIVAL))
+		return by_arrival(b, mask, bytes, now);
+	u = wb_sched_earliest(b, mask, bytes, now);
 	if (u && wb_sched_rule(b, WB_SCHED_NO_AVOID_BLOCKING) && better_wait(b, u, bytes))
 		return NULL; /* it waits for the fast uplink */
 	return u;

@@ -99,6 +99,10 @@ static struct wb_uplink *shape(struct wb_bond *b, int i, uint64_t srtt_ns, uint6
 	u->rtt.srtt_ns = u->rtt.min_ns = srtt_ns;
 	u->rtt.has_sample = true;
 	u->cc.pacing_rate = rate;
+	if (u->cc.ops == &wb_cc_bbr) {
+		u->cc.bbr.btl_bw = rate; /* the arrival rule's rate and path RTT */
+		u->cc.bbr.min_rtt_ns = srtt_ns;
+	}
 	u->cc.cwnd = cwnd;
 	u->rec->bytes_in_flight = in_flight;
 	u->rec->pto_count = 0;
@@ -302,7 +306,7 @@ static void test_rule_names_map_to_flags_and_back(void **state)
 	assert_int_equal(wb_sched_rule_by_name(""), 0);
 	assert_int_equal(wb_sched_rule_by_name("Penalise"), 0);
 	assert_null(wb_sched_rule_name(0));
-	assert_null(wb_sched_rule_name(0x80));
+	assert_null(wb_sched_rule_name(0x100));
 	assert_null(wb_sched_rule_name(WB_SCHED_NO_PENALISE | WB_SCHED_NO_REINJECT));
 }
 
@@ -338,7 +342,7 @@ static void test_completion_time_is_queue_over_rate_plus_half_rtt(void **state)
 }
 
 /*
- * The packet goes where it would arrive first: not the lowest RTT (uplink 0,
+ * Without the arrival rule, the packet goes where it would arrive first among the uplinks that can send: not the lowest RTT (uplink 0,
  * 10 ms, but 20 kB queued at 1 MB/s: 26 ms) but uplink 1 (30 ms, empty: 16
  * ms); once uplink 0's queue is gone, uplink 0 (6 ms).
  */
@@ -348,6 +352,7 @@ static void test_default_picks_the_lowest_completion_time(void **state)
 	uint32_t limit = 0;
 
 	(void)state;
+	b->tuning.sched_off |= WB_SCHED_NO_ARRIVAL; /* the choice among the uplinks that can send now */
 	shape(b, 0, 10 * MS, 1000000, 100000, 20000);
 	shape(b, 1, 30 * MS, 1000000, 100000, 0);
 	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, &limit), &b->uplinks[1]);
@@ -361,12 +366,120 @@ static void test_default_picks_the_lowest_completion_time(void **state)
 	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[0]);
 }
 
+/* ---- 2b. default: the arrival rule ------------------------------------------------------ */
+
+/* n packets of len bytes waiting in the bond's send queue (buffers of its pool). */
+static void queue_packets(struct wb_bond *b, int n, uint16_t len)
+{
+	for (int i = 0; i < n; i++) {
+		uint8_t *buf = wb_pktbuf_get(&b->pool);
+
+		assert_non_null(buf);
+		memset(buf, 0, len);
+		assert_true(wb_txq_push(&b->txq, buf, len, p.now));
+	}
+}
+
+/*
+ * Arrival: when the uplink may send (pacing, then the window opening at
+ * its rate), what it has queued beyond its bandwidth-delay product, the
+ * packet's own time at the rate, and half the minimum RTT.
+ */
+static void test_arrival_counts_pacing_window_queue_and_half_the_rtt(void **state)
+{
+	struct wb_bond *b = scene(2, false);
+	struct wb_uplink *u = shape(b, 0, 10 * MS, 10000000, 1000000, 5000); /* 10 MB/s, 10 ms: a 100 kB pipe */
+
+	(void)state;
+	/* Under the pipe: no queue; 0.1 ms for 1000 bytes, and 5 ms. */
+	assert_int_equal(wb_sched_arrival_ns(u, 1000, p.now), p.now + 5100000);
+	/* 200 kB in flight: 100 kB queued ahead, 10 ms more. */
+	u->rec->bytes_in_flight = 200000;
+	assert_int_equal(wb_sched_arrival_ns(u, 1000, p.now), p.now + 15100000);
+	/* Pacing lets it leave in 2 ms. */
+	u->next_send_ns = p.now + 2 * MS;
+	assert_int_equal(wb_sched_arrival_ns(u, 1000, p.now), p.now + 17100000);
+	/* A full window with no queue: it opens after 1000 bytes are acked, 0.1 ms. */
+	u->next_send_ns = 0;
+	u->rec->bytes_in_flight = 5000;
+	u->cc.cwnd = 5000;
+	assert_int_equal(wb_sched_arrival_ns(u, 1000, p.now), p.now + 5200000);
+	/* A rate measured on probes alone: the initial window per RTT instead. */
+	u->cc.bbr.btl_bw = 100;
+	assert_int_equal(wb_sched_delivery_rate(u), WB_CC_INITIAL_WINDOW_PACKETS * u->cc.mss * SEC / (10 * MS));
+	/* No RTT yet: last. */
+	u->rtt.has_sample = false;
+	assert_int_equal(wb_sched_arrival_ns(u, 1000, p.now), UINT64_MAX / 2);
+}
+
+/*
+ * A fast uplink between two paced packets keeps the next one: the slow
+ * uplink, free now, would deliver it 10 ms later. The packet waits
+ * (NULL) unless the queue behind it is long enough that the fast uplink
+ * would deliver its end after the slow one delivers this packet.
+ */
+static void test_arrival_waits_for_the_fast_uplink_unless_the_queue_is_long(void **state)
+{
+	struct wb_bond *b = scene(2, false);
+
+	(void)state;
+	shape(b, 0, 10 * MS, 10000000, 100000, 0); /* 10 MB/s: 0.1 ms + 5 ms */
+	shape(b, 1, 30 * MS, 10000000, 100000, 0); /* 0.1 ms + 15 ms */
+	b->uplinks[0].next_send_ns = p.now + 1 * MS;
+	assert_null(get_send(&wb_sched_default, b, 1000, 0, NULL));
+	/* 6.1 ms on the fast one, 15.1 on the slow one: 85 kB queued is 8.5 ms at the fast rate, not enough. */
+	queue_packets(b, 85, 1000);
+	assert_null(get_send(&wb_sched_default, b, 1000, 0, NULL));
+	/* 95 kB: the slow uplink delivers this packet before the fast one would deliver the last. */
+	queue_packets(b, 10, 1000);
+	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[1]);
+	/* The fast uplink free again: it takes it. */
+	b->uplinks[0].next_send_ns = p.now;
+	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[0]);
+}
+
+/* Equal uplinks: the one that can send now, as the other waits for its pacing; a stale one never. */
+static void test_arrival_spreads_over_equal_uplinks(void **state)
+{
+	struct wb_bond *b = scene(2, false);
+
+	(void)state;
+	shape(b, 0, 10 * MS, 10000000, 100000, 0);
+	shape(b, 1, 10 * MS, 10000000, 100000, 0);
+	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[0]);
+	b->uplinks[0].next_send_ns = p.now + 100000;
+	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[1]);
+	b->uplinks[1].state = WB_UPLINK_STALE;
+	assert_null(get_send(&wb_sched_default, b, 1000, 0, NULL));
+}
+
+/*
+ * The send queue's AQM target: the configured one, and the spread of the
+ * uplinks' one-way delays on top with the arrival rule, at most half the
+ * AQM's interval.
+ */
+static void test_queue_target_grows_with_the_delay_spread(void **state)
+{
+	struct wb_bond *b = scene(2, false);
+	uint64_t target = b->tuning.aqm_target_ns;
+
+	(void)state;
+	assert_int_equal(wb_sched_queue_target_ns(b), target);
+	shape(b, 1, 30 * MS, 10000000, 100000, 0); /* 10 ms one way more than uplink 0 */
+	assert_int_equal(wb_sched_queue_target_ns(b), target + 10 * MS);
+	shape(b, 1, 500 * MS, 10000000, 100000, 0);
+	assert_int_equal(wb_sched_queue_target_ns(b), target + b->tuning.aqm_interval_ns / 2);
+	b->tuning.sched_off |= WB_SCHED_NO_ARRIVAL;
+	assert_int_equal(wb_sched_queue_target_ns(b), target);
+}
+
 /* An uplink whose window has no room for the packet is passed over; exactly full is room enough. */
 static void test_default_skips_an_uplink_with_a_full_window(void **state)
 {
 	struct wb_bond *b = scene(2, false);
 
 	(void)state;
+	b->tuning.sched_off |= WB_SCHED_NO_ARRIVAL; /* the choice among the uplinks that can send now */
 	shape(b, 0, 10 * MS, 100000000, 100000, 99000); /* 1 ms to drain, 5 ms: first if it may */
 	shape(b, 1, 30 * MS, 1000000, 100000, 0);        /* 16 ms */
 	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[0]);
@@ -387,6 +500,7 @@ static void test_default_passes_over_an_uplink_not_yet_due_by_pacing(void **stat
 	struct wb_bond *b = scene(2, false);
 
 	(void)state;
+	b->tuning.sched_off |= WB_SCHED_NO_ARRIVAL; /* the choice among the uplinks that can send now */
 	shape(b, 0, 10 * MS, 10000000, 100000, 0); /* 0.1 ms + 5 ms */
 	shape(b, 1, 30 * MS, 1000000, 100000, 0);  /* 1 ms + 15 ms */
 	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[0]);
@@ -461,6 +575,7 @@ static struct wb_bond *blocking_scene(void)
 {
 	struct wb_bond *b = scene(2, false);
 
+	b->tuning.sched_off |= WB_SCHED_NO_ARRIVAL; /* the estimates alone, on the choice among those that can send */
 	shape(b, 0, 10 * MS, 10000000, 500, 0);
 	shape(b, 1, 100 * MS, 1000000, 1000000, 0);
 	assert_int_equal(wb_sched_completion_ns(&b->uplinks[1], 1000), 51 * MS);
@@ -1239,7 +1354,8 @@ static struct wb_bond *walk_scene(void)
 	assert_int_equal(wb_bond_set_scheduler(b, "roundrobin", 0), 0);
 	for (uint64_t id = 1; id <= 9; id++)
 		assert_int_equal(pair_send_ip(&p, &p.client, id, L), 0);
-	assert_int_equal(wb_bond_set_scheduler(b, "default", 0), 0);
+	/* The arrival rule off: new packets go to whichever uplink can send, as the walks below need. */
+	assert_int_equal(wb_bond_set_scheduler(b, "default", WB_SCHED_NO_ARRIVAL), 0);
 	assert_int_equal(b->snd.nxt - b->snd.una, 9);
 	for (uint64_t d = 0; d < 9; d++)
 		assert_int_equal(wb_sndbuf_get(&b->snd, b->snd.una + d)->holders, 1u << (d % 3));
@@ -1834,6 +1950,10 @@ int main(void)
 
 		cmocka_unit_test_teardown(test_completion_time_is_queue_over_rate_plus_half_rtt, teardown),
 		cmocka_unit_test_teardown(test_default_picks_the_lowest_completion_time, teardown),
+		cmocka_unit_test_teardown(test_arrival_counts_pacing_window_queue_and_half_the_rtt, teardown),
+		cmocka_unit_test_teardown(test_arrival_waits_for_the_fast_uplink_unless_the_queue_is_long, teardown),
+		cmocka_unit_test_teardown(test_arrival_spreads_over_equal_uplinks, teardown),
+		cmocka_unit_test_teardown(test_queue_target_grows_with_the_delay_spread, teardown),
 		cmocka_unit_test_teardown(test_default_skips_an_uplink_with_a_full_window, teardown),
 		cmocka_unit_test_teardown(test_default_passes_over_an_uplink_not_yet_due_by_pacing, teardown),
 		cmocka_unit_test_teardown(test_default_keeps_off_the_uplinks_in_avoid, teardown),

@@ -797,8 +797,11 @@ static void test_two_uplinks_reordered_by_thousands_are_put_back_in_order(void *
 	uint64_t sent1;
 
 	(void)state;
-	/* Without the rule that keeps a slow uplink from blocking the window: here it must carry some. */
-	established_up(&(struct pair_options){ .tuning.sched_off = WB_SCHED_NO_AVOID_BLOCKING }, 2);
+	/*
+	 * Without the rules that keep a slow uplink from blocking the window
+	 * and from delivering late: here it must carry some.
+	 */
+	established_up(&(struct pair_options){ .tuning.sched_off = WB_SCHED_NO_AVOID_BLOCKING | WB_SCHED_NO_ARRIVAL }, 2);
 	p.delay_ns[1] = 150 * MS;
 	pair_run_until(&p, p.now + 2 * SEC);
 	assert_int_equal(uplink(&p.server, 1)->state, WB_UPLINK_UP);
@@ -938,7 +941,14 @@ static void test_failover_to_the_other_uplink_and_back(void **state)
 	assert_true(probing_c && probing_s);
 	assert_int_equal(uplink(&p.client, 1)->state, WB_UPLINK_UP);
 	assert_int_equal(uplink(&p.server, 1)->state, WB_UPLINK_UP);
-	/* And it carries traffic again: a burst, more than uplink 0 takes at once, goes over both. */
+	/*
+	 * And it carries traffic again: with uplink 0 out of use, a burst
+	 * each way goes over uplink 1. (With both, uplink 0, which these
+	 * links give no rate limit, delivers every packet first: the arrival
+	 * rule would keep the burst there.)
+	 */
+	wb_bond_set_uplink_available(p.client.bond, 0, false, p.now);
+	wb_bond_set_uplink_available(p.server.bond, 0, false, p.now);
 	before_c = p.client.n_delivered;
 	before_s = p.server.n_delivered;
 	c1 = data_sent_on(&p.client, 1);
