@@ -122,6 +122,8 @@ $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(TEST_LIBS)
 	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(SYS_LIBS) -lm
 
 $(BUILD)/tests/unit/%.o: ALL_CFLAGS += -Wno-missing-prototypes -Itests/unit
+# The inner TCP model's test links the model from the simulator.
+$(BUILD)/tests/unit/test_tcp: $(BUILD)/tests/sim/tcp.o
 
 # Replays of the fuzz corpora: the harnesses built with gcc and a plain file-reading main.
 $(BUILD)/tests/fuzz/replay_%: $(BUILD)/tests/fuzz/%.o $(BUILD)/tests/fuzz/replay_main.o $(TEST_LIBS)
