@@ -12,6 +12,8 @@
  *   app bulk up|down [start T] [stop T]
  *   app rr [request SIZE] [size SIZE] [think T] [start T] [stop T]
  *   app cbr up|down size SIZE interval T [start T] [stop T]
+ *   app tcp up|down [cc cubic|newreno|bbr] [start T] [stop T]
+ *   app tcprr [request SIZE] [size SIZE] [think T] [cc ...] [start T] [stop T]
  *   bond KEY VALUE                cc, send_buffer, receive_window, send_queue,
  *                                 hold, aqm (on|off), mtu, scheduler, and the
  *                                 scheduler's rules (penalise on|off, ...)
@@ -153,6 +155,8 @@ static int parse_app_option(struct line *l, int *i, struct sim_app_conf *a)
 		rc = time_of(l, v, &a->stop_ns);
 	else if (!strcmp(k, "think") || !strcmp(k, "interval"))
 		rc = time_of(l, v, &a->interval_ns);
+	else if (!strcmp(k, "cc") && (a->kind == APP_TCP || a->kind == APP_TCPRR))
+		rc = v && !tcp_cc_by_name(v, &a->cc) ? 0 : fail(l, "app: cc '%s' is none of cubic, newreno, bbr", v ? v : "");
 	else if (!strcmp(k, "size") || !strcmp(k, "request")) {
 		rc = size_of(l, v, &x);
 		if (!rc && (!x || x > 1ULL << 30))
@@ -173,22 +177,23 @@ static int parse_app(struct sim_scenario *s, struct line *l)
 	if (s->n_apps == SIM_MAX_APPS)
 		return fail(l, "more than %d apps", SIM_MAX_APPS);
 	if (l->n < 2)
-		return fail(l, "app: expected bulk, rr or cbr");
+		return fail(l, "app: expected bulk, rr, cbr, tcp or tcprr");
 	memset(a, 0, sizeof(*a));
 	a->dir = SIM_DOWN;
-	if (!strcmp(l->w[1], "bulk") || !strcmp(l->w[1], "cbr")) {
-		a->kind = l->w[1][0] == 'b' ? APP_BULK : APP_CBR;
+	a->cc = TCP_CC_CUBIC;
+	if (!strcmp(l->w[1], "bulk") || !strcmp(l->w[1], "cbr") || !strcmp(l->w[1], "tcp")) {
+		a->kind = l->w[1][0] == 'b' ? APP_BULK : l->w[1][0] == 'c' ? APP_CBR : APP_TCP;
 		if (l->n < 3 || (strcmp(l->w[2], "up") && strcmp(l->w[2], "down")))
 			return fail(l, "app %s: expected up or down", l->w[1]);
 		a->dir = !strcmp(l->w[2], "up") ? SIM_UP : SIM_DOWN;
 		i = 3;
-	} else if (!strcmp(l->w[1], "rr")) {
-		a->kind = APP_RR;
+	} else if (!strcmp(l->w[1], "rr") || !strcmp(l->w[1], "tcprr")) {
+		a->kind = l->w[1][0] == 'r' ? APP_RR : APP_TCPRR;
 		a->size = 1 << 20;
 		a->request_size = 100;
 		a->interval_ns = 100 * SIM_MS;
 	} else {
-		return fail(l, "app: '%s' is none of bulk, rr, cbr", l->w[1]);
+		return fail(l, "app: '%s' is none of bulk, rr, cbr, tcp, tcprr", l->w[1]);
 	}
 	while (i < l->n)
 		if ((rc = parse_app_option(l, &i, a)))

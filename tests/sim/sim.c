@@ -13,6 +13,9 @@
  *   retransmit_ratio_DIR bytes sent again over bytes delivered
  *   skips, bond_timeouts, aqm_drops, reorder_max_kb
  *   rr_requests, rr_p50_ms, rr_p95_ms, cbr_loss, cbr_p50_ms, cbr_p95_ms
+ *   tcp_goodput_DIR_mbit, tcp_retrans_DIR, tcp_spurious_DIR, tcp_ofo_DIR, tcp_rto_DIR,
+ *   tcp_srtt_ms_DIR, tcp_in_order_DIR, tcprr_requests, tcprr_p50_ms, tcprr_p95_ms
+ *                        the inner TCP flows whose data go DIR (tcp.h)
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -26,6 +29,7 @@
 #define T0 SIM_SEC /* the simulation starts at 1 s: no time is 0 */
 #define APP_HEADER 24
 #define MAX_SAMPLES 200000
+#define TCP_PORT_BASE 50000 /* an inner TCP connection's client port: this plus its app's index */
 
 struct sim;
 
@@ -68,6 +72,9 @@ struct app {
 	/* cbr */
 	uint64_t cbr_next_ns, cbr_sent;
 	struct samples latency;
+	/* tcp, tcprr (with rr's fields for the client's side) */
+	struct tcp_conn *tcp;
+	uint64_t tcp_served; /* requests the server has answered */
 };
 
 struct sim {
@@ -158,15 +165,27 @@ static void rr_response(struct sim *sim, struct app *a, const uint8_t *ip, size_
 	}
 }
 
+/* An inner TCP packet, to its connection's end on this side. */
+static bool tcp_deliver(struct sim *sim, const struct sim_node *node, const uint8_t *ip, size_t len)
+{
+	int port = tcp_client_port(ip, len), i = port - TCP_PORT_BASE;
+
+	if (port < 0)
+		return false;
+	if (i >= 0 && i < sim->s->n_apps && sim->apps[i].tcp)
+		tcp_input(sim->apps[i].tcp, node->server ? TCP_SERVER : TCP_CLIENT, sim->now, ip, len);
+	return true;
+}
+
 static void on_deliver(void *ctx, struct wb_bond *b, const uint8_t *ip, size_t len)
 {
 	struct sim_node *node = ctx;
 	struct sim *sim = node->sim;
-	struct app *a = app_of(sim, ip, len);
+	struct app *a;
 	uint64_t seq, sent;
 
 	(void)b;
-	if (!a)
+	if (tcp_deliver(sim, node, ip, len) || !(a = app_of(sim, ip, len)))
 		return;
 	memcpy(&seq, ip + 4, 8);
 	memcpy(&sent, ip + 12, 8);
@@ -334,8 +353,10 @@ static void stop(struct sim *sim)
 	}
 	wb_device_free(sim->client.dev);
 	wb_device_free(sim->server.dev);
-	for (int i = 0; i < sim->s->n_apps; i++)
+	for (int i = 0; i < sim->s->n_apps; i++) {
 		free(sim->apps[i].latency.v);
+		tcp_conn_free(sim->apps[i].tcp);
+	}
 }
 
 /* ---- applications ------------------------------------------------------------------- */
@@ -399,6 +420,87 @@ static void run_rr(struct sim *sim, struct app *a)
 	}
 }
 
+/* The inner TCP's packets enter the bond as the TUN device's would; one the bond refuses is lost. */
+static bool tcp_xmit(void *ctx, enum tcp_end from, const uint8_t *ip, size_t len)
+{
+	struct sim *sim = ctx;
+	struct sim_node *n = from == TCP_CLIENT ? &sim->client : &sim->server;
+
+	return wb_bond_send_ip(n->bond, sim->now, ip, len) == 0;
+}
+
+/* The connection opens once the app starts and the tunnel is up: a real one could not before. */
+static bool tcp_open(struct sim *sim, struct app *a)
+{
+	int i = (int)(a - sim->apps);
+	struct tcp_params p = { .cc = a->conf->cc, .mtu = sim->client.bond->tuning.mtu,
+				.measure_from = sim->measure_from, .client_port = (uint16_t)(TCP_PORT_BASE + i),
+				.seed = sim->s->seed * 31 + (uint64_t)i, .xmit = tcp_xmit, .ctx = sim };
+
+	if (a->tcp)
+		return true;
+	if (!active(sim, a) || !sim->client.bond->current || !sim->server.bond->current)
+		return false;
+	a->tcp = tcp_conn_new(&p, sim->now);
+	if (!a->tcp)
+		abort();
+	return true;
+}
+
+static enum tcp_end tcp_data_sender(const struct app *a)
+{
+	return a->conf->dir == SIM_UP ? TCP_CLIENT : TCP_SERVER;
+}
+
+static enum tcp_end tcp_data_receiver(const struct app *a)
+{
+	return a->conf->dir == SIM_UP ? TCP_SERVER : TCP_CLIENT;
+}
+
+static bool is_tcp(const struct app *a)
+{
+	return a->conf->kind == APP_TCP || a->conf->kind == APP_TCPRR;
+}
+
+/* Bulk over TCP: the sender's buffer is kept full while the app is active. */
+static void run_tcp(struct sim *sim, struct app *a)
+{
+	enum tcp_end from = tcp_data_sender(a);
+
+	if (!tcp_open(sim, a))
+		return;
+	if (active(sim, a))
+		tcp_write(a->tcp, from, tcp_writable(a->tcp, from));
+	tcp_run(a->tcp, sim->now);
+	a->delivered_bytes = tcp_received(a->tcp, tcp_data_receiver(a));
+}
+
+/* Requests over one persistent connection: the server answers each once it has all of it. */
+static void run_tcprr(struct sim *sim, struct app *a)
+{
+	const struct sim_app_conf *c = a->conf;
+
+	if (!tcp_open(sim, a))
+		return;
+	while (tcp_received(a->tcp, TCP_SERVER) >= (a->tcp_served + 1) * c->request_size) {
+		tcp_write(a->tcp, TCP_SERVER, c->size);
+		a->tcp_served++;
+	}
+	if (a->rr_waiting && tcp_received(a->tcp, TCP_CLIENT) >= (uint64_t)a->rr_id * c->size) {
+		samples_add(&a->latency, sim->now - a->rr_sent_ns);
+		a->rr_waiting = false;
+		a->rr_next_ns = sim->now + c->interval_ns;
+	}
+	if (!a->rr_waiting && active(sim, a) && sim->now >= a->rr_next_ns) {
+		tcp_write(a->tcp, TCP_CLIENT, c->request_size);
+		a->rr_id++;
+		a->rr_waiting = true;
+		a->rr_sent_ns = sim->now;
+	}
+	tcp_run(a->tcp, sim->now);
+	a->delivered_bytes = tcp_received(a->tcp, TCP_CLIENT);
+}
+
 static void run_apps(struct sim *sim)
 {
 	for (int i = 0; i < sim->s->n_apps; i++) {
@@ -419,6 +521,12 @@ static void run_apps(struct sim *sim)
 				a->cbr_next_ns = (a->cbr_next_ns ? a->cbr_next_ns : sim->now) + a->conf->interval_ns;
 			}
 			break;
+		case APP_TCP:
+			run_tcp(sim, a);
+			break;
+		case APP_TCPRR:
+			run_tcprr(sim, a);
+			break;
 		}
 	}
 }
@@ -437,6 +545,13 @@ static uint64_t apps_deadline(const struct sim *sim)
 			t = a->cbr_next_ns;
 		else if (a->conf->kind == APP_RR && !a->rr_waiting && a->rr_next_ns > sim->now)
 			t = a->rr_next_ns; /* past it, the request waits for the bond to take it: the bond's events wake it */
+		if (a->tcp) { /* before it opens, the tunnel's own events wake it */
+			uint64_t tt = tcp_next_deadline(a->tcp);
+
+			if (a->conf->kind == APP_TCPRR && !a->rr_waiting && a->rr_next_ns > sim->now && a->rr_next_ns < tt)
+				tt = a->rr_next_ns;
+			t = tt < t ? tt : t;
+		}
 		if (t < due)
 			due = t;
 	}
@@ -523,6 +638,18 @@ static void sender_state(const struct sim *sim)
 					u->cc.bbr.filled_pipe ? "" : " startup");
 		}
 		fputc('\n', stderr);
+	}
+	for (int i = 0; i < sim->s->n_apps; i++) {
+		const struct app *a = &sim->apps[i];
+		struct tcp_stats st;
+
+		if (!a->tcp)
+			continue;
+		tcp_get_stats(a->tcp, tcp_data_sender(a), &st);
+		fprintf(stderr, "         inner %s %s: cwnd %u ssthresh %u srtt %.1f resent %" PRIu64 " timeouts %" PRIu64
+				" peer rwnd %.0fK\n",
+			a->conf->dir ? "down" : "up", tcp_cc_name(a->conf->cc), st.cwnd, st.ssthresh, st.srtt_ms,
+			st.retransmits, st.rto, (double)st.peer_rwnd / 1024);
 	}
 }
 
@@ -615,7 +742,7 @@ struct metric {
 };
 
 struct report {
-	struct metric m[128];
+	struct metric m[192];
 	int n;
 	FILE *out;
 };
@@ -696,6 +823,18 @@ static void report_direction(struct sim *sim, struct report *r, enum sim_dir dir
 		if (a->conf->dir != dir)
 			continue;
 		any = true;
+		if (is_tcp(a)) { /* its data packets, checked by the model's own numbers */
+			struct tcp_stats st = { 0 };
+
+			if (a->tcp)
+				tcp_get_stats(a->tcp, tcp_data_receiver(a), &st);
+			bytes += st.measured_bytes;
+			delivered += st.wire_in_order + st.wire_late;
+			in_order += st.wire_in_order;
+			dups += st.wire_late;
+			gaps += st.wire_gaps;
+			continue;
+		}
 		bytes += a->bytes_measured;
 		delivered += a->delivered;
 		in_order += a->in_order;
@@ -797,17 +936,90 @@ static void report_bond(struct sim *sim, struct report *r)
 	metric(r, "reorder_max_kb", sim->max_held / 1024.0);
 }
 
+/* Sums over the inner TCP flows of one direction. */
+struct tcp_sum {
+	uint64_t bytes, retrans, spurious, rto, ofo;
+	double srtt;
+	int flows;
+	bool late;
+};
+
+/* One flow: its sender's and receiver's counters, and what the bond did to its packets each way. */
+static void report_tcp_flow(struct report *r, const struct app *a, const char *dir, struct tcp_sum *sum)
+{
+	struct tcp_stats snd, rcv;
+
+	tcp_get_stats(a->tcp, tcp_data_sender(a), &snd);
+	tcp_get_stats(a->tcp, tcp_data_receiver(a), &rcv);
+	fprintf(r->out, "%-5s %s %s: delivered %.1f MB; resent %" PRIu64 " (loss probes %" PRIu64 ", spurious %" PRIu64
+			"), timeouts %" PRIu64 ", recoveries %" PRIu64 " (undone %" PRIu64 "), out of order %" PRIu64
+			", srtt %.1f ms (min %.1f), cwnd %u, rwnd %.0f KB, refused by the bond %" PRIu64 "\n",
+		a->conf->kind == APP_TCP ? "tcp" : "tcprr", dir, tcp_cc_name(a->conf->cc), (double)rcv.delivered_bytes / 1e6,
+		snd.retransmits, snd.tlp, snd.spurious, snd.rto, snd.recoveries, snd.undo, rcv.ofo_segments,
+		snd.srtt_mean_ms, snd.min_rtt_ms, snd.cwnd, (double)rcv.rwnd / 1024, snd.local_drops);
+	fprintf(r->out, "      through the bond: data %" PRIu64 " in order, %" PRIu64 " late or twice, %" PRIu64
+			" never; acks %" PRIu64 " in order, %" PRIu64 " late or twice, %" PRIu64 " never\n",
+		rcv.wire_in_order, rcv.wire_late, rcv.wire_gaps, snd.wire_in_order, snd.wire_late, snd.wire_gaps);
+	sum->bytes += rcv.measured_bytes;
+	sum->retrans += snd.retransmits;
+	sum->spurious += snd.spurious;
+	sum->rto += snd.rto;
+	sum->ofo += rcv.ofo_segments;
+	sum->srtt += snd.srtt_mean_ms;
+	sum->flows++;
+	sum->late |= rcv.wire_late || snd.wire_late || !rcv.wire_in_order;
+}
+
+static void report_tcp(struct sim *sim, struct report *r, enum sim_dir dir)
+{
+	static const char *const names[2] = { "up", "down" };
+	static const char *const keys[] = { "goodput", "retrans", "spurious", "rto", "ofo", "srtt_ms", "in_order" };
+	struct tcp_sum sum = { 0 };
+	double v[7];
+	char name[64];
+	bool any = false;
+
+	for (int i = 0; i < sim->s->n_apps; i++) {
+		const struct app *a = &sim->apps[i];
+
+		if (!is_tcp(a) || a->conf->dir != dir)
+			continue;
+		any = true;
+		if (a->tcp)
+			report_tcp_flow(r, a, names[dir], &sum);
+	}
+	if (!any)
+		return;
+	v[0] = (double)sum.bytes * 8e3 / (double)(sim->end - sim->measure_from);
+	v[1] = (double)sum.retrans;
+	v[2] = (double)sum.spurious;
+	v[3] = (double)sum.rto;
+	v[4] = (double)sum.ofo;
+	v[5] = sum.flows ? sum.srtt / sum.flows : 0;
+	v[6] = sum.flows && !sum.late;
+	for (int k = 0; k < 7; k++) {
+		snprintf(name, sizeof(name), "tcp_%s_%s%s", keys[k], names[dir], k ? "" : "_mbit");
+		metric(r, name, v[k]);
+	}
+}
+
 static void report_apps(struct sim *sim, struct report *r)
 {
 	for (int i = 0; i < sim->s->n_apps; i++) {
 		struct app *a = &sim->apps[i];
 		double p50 = percentile_ms(&a->latency, 0.5), p95 = percentile_ms(&a->latency, 0.95);
 
-		if (a->conf->kind == APP_RR) {
-			fprintf(r->out, "rr    requests %zu, per request p50 %.1f ms, p95 %.1f ms\n", a->latency.n, p50, p95);
-			metric(r, "rr_requests", (double)a->latency.n);
-			metric(r, "rr_p50_ms", p50);
-			metric(r, "rr_p95_ms", p95);
+		if (a->conf->kind == APP_RR || a->conf->kind == APP_TCPRR) {
+			const char *k = a->conf->kind == APP_RR ? "rr" : "tcprr";
+			char name[64];
+
+			fprintf(r->out, "%-5s requests %zu, per request p50 %.1f ms, p95 %.1f ms\n", k, a->latency.n, p50, p95);
+			snprintf(name, sizeof(name), "%s_requests", k);
+			metric(r, name, (double)a->latency.n);
+			snprintf(name, sizeof(name), "%s_p50_ms", k);
+			metric(r, name, p50);
+			snprintf(name, sizeof(name), "%s_p95_ms", k);
+			metric(r, name, p95);
 		} else if (a->conf->kind == APP_CBR) {
 			double loss = a->cbr_sent ? 1 - (double)a->delivered / (double)a->cbr_sent : 0;
 
@@ -880,6 +1092,8 @@ int sim_run(const struct sim_scenario *s, FILE *out)
 	} else {
 		report_direction(&sim, &r, SIM_DOWN);
 		report_direction(&sim, &r, SIM_UP);
+		report_tcp(&sim, &r, SIM_DOWN);
+		report_tcp(&sim, &r, SIM_UP);
 		report_uplinks(&sim, &r);
 		report_bond(&sim, &r);
 		report_apps(&sim, &r);

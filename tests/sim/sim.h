@@ -17,6 +17,7 @@
 #include "args.h"
 #include "linkdir.h"
 #include "prng.h"
+#include "tcp.h"
 #include "trace.h"
 #include "wanbond.h"
 
@@ -44,15 +45,16 @@ struct sim_event {
 	bool up; /* the link comes back (true) or dies (false) */
 };
 
-enum sim_app_kind { APP_BULK, APP_RR, APP_CBR };
+enum sim_app_kind { APP_BULK, APP_RR, APP_CBR, APP_TCP, APP_TCPRR }; /* tcp, tcprr: over the inner TCP model (tcp.h) */
 
 struct sim_app_conf {
 	enum sim_app_kind kind;
-	enum sim_dir dir;        /* bulk, cbr: which way the data flows; rr: the response's way */
+	enum sim_dir dir;        /* bulk, cbr, tcp: which way the data flows; rr, tcprr: the response's way */
 	uint32_t size;           /* cbr: packet size; rr: response bytes */
 	uint32_t request_size;   /* rr */
 	uint64_t interval_ns;    /* cbr: between packets; rr: think time after a response */
 	uint64_t start_ns, stop_ns;
+	enum tcp_cc cc;          /* tcp, tcprr: the inner TCP's congestion control */
 };
 
 enum sim_op { OP_GE, OP_LE, OP_EQ };
