@@ -116,7 +116,13 @@ static void update_bandwidth(struct wb_bbr *b, const struct wb_rate_sample *rs)
 {
 	uint64_t bw;
 
-	if (!rs->interval_ns)
+	/*
+	 * A sample over less than the minimum RTT measures a burst of acks,
+	 * not the path: Linux's rate sampler drops it too. Kept, it sets the
+	 * windowed maximum, and the uplink's queue fills to a window sized
+	 * for three times its rate.
+	 */
+	if (!rs->interval_ns || rs->interval_ns < rs->min_rtt_ns)
 		return;
 	bw = rs->delivered * 1000000000ULL / rs->interval_ns;
 	/* An application-limited sample only counts when it shows more than the model. */

@@ -422,6 +422,33 @@ static void test_bbr_probe_rtt_after_ten_seconds_and_back(void **state)
 	assert_int_equal(f.cc.bbr.cwnd_gain, 2 * UNIT);
 }
 
+/*
+ * A burst of acks: three times the bandwidth delivered over a quarter of
+ * the minimum RTT. Such a sample measures the acks, not the path, and is
+ * dropped; over a whole RTT the same rate counts.
+ */
+static void test_bbr_ignores_samples_shorter_than_the_minimum_rtt(void **state)
+{
+	struct feed f;
+	struct wb_rate_sample rs = { 0 };
+
+	(void)state;
+	to_probe_bw(&f);
+	assert_int_equal(f.cc.bbr.btl_bw, BW);
+	f.now += MS;
+	rs.prior_delivered = f.total;
+	f.total += 3 * BW * (RTT / 4) / SEC;
+	rs.acked_bytes = rs.delivered = 3 * BW * (RTT / 4) / SEC;
+	rs.interval_ns = RTT / 4;
+	rs.total_delivered = f.total;
+	rs.rtt_ns = rs.min_rtt_ns = rs.srtt_ns = RTT;
+	rs.bytes_in_flight = BDP;
+	f.cc.ops->on_ack(&f.cc, &rs, f.now);
+	assert_int_equal(f.cc.bbr.btl_bw, BW);
+	bbr_round(&f, 3 * BW, RTT, BDP, false);
+	assert_int_equal(f.cc.bbr.btl_bw, 3 * BW);
+}
+
 /* RTT samples within an eighth of the minimum confirm it: no probe-rtt, however long. */
 static void test_bbr_no_probe_rtt_while_the_minimum_is_confirmed(void **state)
 {
@@ -628,6 +655,7 @@ int main(void)
 		cmocka_unit_test(test_bbr_probe_rtt_after_ten_seconds_and_back),
 		cmocka_unit_test(test_bbr_probe_rtt_keeps_the_bandwidth),
 		cmocka_unit_test(test_bbr_no_probe_rtt_while_the_minimum_is_confirmed),
+		cmocka_unit_test(test_bbr_ignores_samples_shorter_than_the_minimum_rtt),
 		cmocka_unit_test(test_bbr_timeout_to_the_minimum_window),
 		cmocka_unit_test(test_bbr_bandwidth_is_the_max_over_ten_rounds),
 		cmocka_unit_test(test_bbr_over_a_simulated_bottleneck),
