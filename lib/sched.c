@@ -209,32 +209,35 @@ struct wb_uplink *wb_sched_earliest_arrival_now(struct wb_bond *b, uint16_t mask
 	return first_arrival(b, mask, bytes, now, true);
 }
 
-uint64_t wb_sched_delay_spread_ns(const struct wb_bond *b)
+uint64_t wb_sched_delay_spread_ns(const struct wb_bond *b, uint64_t most)
 {
-	uint64_t lo = UINT64_MAX, hi = 0;
+	uint64_t lo = UINT64_MAX, spread = 0;
 	uint16_t mask = wb_sched_uplinks(b);
 
-	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
-		const struct wb_uplink *u = &b->uplinks[i];
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < WB_MAX_UPLINKS; i++) {
+			const struct wb_uplink *u = &b->uplinks[i];
+			uint64_t gap;
 
-		if (!(mask & (1u << i)) || !wb_uplink_usable(u) || !u->rec || !u->rtt.has_sample)
-			continue;
-		lo = path_rtt_ns(u) < lo ? path_rtt_ns(u) : lo;
-		hi = path_rtt_ns(u) > hi ? path_rtt_ns(u) : hi;
+			if (!(mask & (1u << i)) || !wb_uplink_usable(u) || !u->rec || !u->rtt.has_sample)
+				continue;
+			if (pass == 0) {
+				lo = path_rtt_ns(u) < lo ? path_rtt_ns(u) : lo;
+				continue;
+			}
+			gap = (path_rtt_ns(u) - lo) / 2;
+			if (gap <= most && gap > spread)
+				spread = gap;
+		}
 	}
-	return hi > lo ? (hi - lo) / 2 : 0;
+	return spread;
 }
 
 uint64_t wb_sched_queue_target_ns(const struct wb_bond *b)
 {
-	uint64_t spread;
-
 	if (b->sched != &wb_sched_default || !wb_sched_rule(b, WB_SCHED_NO_ARRIVAL))
 		return b->tuning.aqm_target_ns;
-	spread = wb_sched_delay_spread_ns(b);
-	if (spread > b->tuning.aqm_interval_ns / 2)
-		spread = b->tuning.aqm_interval_ns / 2;
-	return b->tuning.aqm_target_ns + spread;
+	return b->tuning.aqm_target_ns + wb_sched_delay_spread_ns(b, b->tuning.aqm_interval_ns / 2);
 }
 
 uint16_t wb_sched_active(const struct wb_bond *b)

@@ -90,13 +90,18 @@ struct wb_uplink *wb_sched_first_arrival(struct wb_bond *b, uint16_t mask, uint3
 struct wb_uplink *wb_sched_earliest_arrival_now(struct wb_bond *b, uint16_t mask, uint32_t bytes, uint64_t now);
 /* What u delivers per second (bytes): its controller's bandwidth estimate, else its pacing, else cwnd per RTT. */
 uint64_t wb_sched_delivery_rate(const struct wb_uplink *u);
-/* How much later the slowest uplink the policy uses delivers than the fastest: half their minimum RTTs' difference. */
-uint64_t wb_sched_delay_spread_ns(const struct wb_bond *b);
+/*
+ * How much later than the fastest uplink the policy uses the slowest one
+ * delivers, among those no more than most later: half the difference of
+ * their path RTTs.
+ */
+uint64_t wb_sched_delay_spread_ns(const struct wb_bond *b, uint64_t most);
 /*
  * The AQM's target for the send queue: the configured one, and with the
- * arrival rule the spread of the uplinks' delays on top (at most half the
- * AQM's interval), the queue it takes to feed a slower uplink what it
- * delivers in time.
+ * arrival rule the spread of the uplinks' one-way delays on top, the queue
+ * it takes to feed a slower uplink what it delivers in time. An uplink
+ * more than half the AQM's interval later than the fastest is left out:
+ * the inner flows would pay that delay on every packet for little more.
  */
 uint64_t wb_sched_queue_target_ns(const struct wb_bond *b);
 /* The usable uplinks, a bit per id: the non-backup ones, or the backups if no other is usable. */

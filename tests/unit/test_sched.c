@@ -455,20 +455,23 @@ static void test_arrival_spreads_over_equal_uplinks(void **state)
 
 /*
  * The send queue's AQM target: the configured one, and the spread of the
- * uplinks' one-way delays on top with the arrival rule, at most half the
- * AQM's interval.
+ * uplinks' one-way delays on top with the arrival rule, leaving out those
+ * more than half the AQM's interval later than the fastest.
  */
 static void test_queue_target_grows_with_the_delay_spread(void **state)
 {
-	struct wb_bond *b = scene(2, false);
+	struct wb_bond *b = scene(3, false);
 	uint64_t target = b->tuning.aqm_target_ns;
 
 	(void)state;
 	assert_int_equal(wb_sched_queue_target_ns(b), target);
 	shape(b, 1, 30 * MS, 10000000, 100000, 0); /* 10 ms one way more than uplink 0 */
 	assert_int_equal(wb_sched_queue_target_ns(b), target + 10 * MS);
-	shape(b, 1, 500 * MS, 10000000, 100000, 0);
-	assert_int_equal(wb_sched_queue_target_ns(b), target + b->tuning.aqm_interval_ns / 2);
+	/* 60 ms later: more than half the interval, left out; a third at 40 ms later counts. */
+	shape(b, 1, 130 * MS, 10000000, 100000, 0);
+	assert_int_equal(wb_sched_queue_target_ns(b), target);
+	shape(b, 2, 90 * MS, 10000000, 100000, 0);
+	assert_int_equal(wb_sched_queue_target_ns(b), target + 40 * MS);
 	b->tuning.sched_off |= WB_SCHED_NO_ARRIVAL;
 	assert_int_equal(wb_sched_queue_target_ns(b), target);
 }
