@@ -18,6 +18,13 @@
 #include "uplink.h"
 
 #define TUN_READS_PER_WAKEUP 64
+/*
+ * The kernel's queue in front of the TUN device, in packets. Its default
+ * of 500 is 40 ms at 200 Mbit/s, and a daemon kept off the CPU that long
+ * by the rest of a busy router loses the inner flows' packets there, to a
+ * drop-tail queue the AQM never sees. 1000 is WireGuard's and Ethernet's.
+ */
+#define TUN_TXQUEUELEN 1000
 #define SOCK_READS_PER_WAKEUP 4
 #define REOPEN_INTERVAL_NS (5ULL * 1000000000ULL)
 #define DEFAULT_UPLINK_MTU 1500
@@ -104,7 +111,7 @@ static void on_tun(struct loop_fd *f, uint32_t events)
 
 	(void)events;
 	for (int i = 0; i < TUN_READS_PER_WAKEUP; i++) {
-		ssize_t n = read(f->fd, ip, bc->mtu);
+		ssize_t n = read(f->fd, ip, bc->mtu_cap);
 
 		if (n <= 0) {
 			if (n < 0 && errno != EAGAIN && errno != EINTR)
@@ -447,6 +454,84 @@ static uint64_t service_manager(struct daemon *d, uint64_t now)
 	return d->watchdog_ns && d->next_watchdog_ns < d->next_status_ns ? d->next_watchdog_ns : d->next_status_ns;
 }
 
+/*
+ * The inner MTU: the smallest uplink MTU less what the tunnel adds to each
+ * packet over outer headers of a family (4 or 6).
+ */
+static uint32_t auto_mtu(struct daemon *d, int family)
+{
+	uint32_t smallest = DEFAULT_UPLINK_MTU;
+
+	for (int i = 0; i < d->cfg.n_uplinks; i++) {
+		uint32_t mtu;
+		int ifindex;
+
+		if (d->cfg.uplinks[i].interface[0] &&
+		    !wb_rtnl_link_get(d->rtnl, d->cfg.uplinks[i].interface, &ifindex, &mtu) && mtu < smallest)
+			smallest = mtu;
+	}
+	return smallest - (family == 4 ? WB_TUNNEL_OVERHEAD_IPV4 : WB_TUNNEL_OVERHEAD);
+}
+
+/*
+ * A bond's TUN MTU and the most it may become. A client's outer family is
+ * its server's address's. A server's is each peer's: it starts with IPv6's
+ * smaller MTU and takes IPv4's once every uplink of the peer comes over
+ * IPv4 (fit_mtu), so the library and the buffer are sized for that.
+ */
+static void choose_mtu(struct daemon *d, struct bond_ctx *bc)
+{
+	bc->mtu_auto = !bc->conf->tun.mtu;
+	if (!bc->mtu_auto) {
+		bc->mtu = bc->mtu_cap = bc->conf->tun.mtu;
+		return;
+	}
+	bc->mtu_cap = auto_mtu(d, 4);
+	if (d->cfg.role == WB_ROLE_CLIENT)
+		bc->mtu = auto_mtu(d, d->cfg.server.ss_family == AF_INET ? 4 : 6);
+	else
+		bc->mtu = auto_mtu(d, 6);
+}
+
+/* A server's automatic TUN MTU follows its peer's outer family: IPv4's when all its uplinks are IPv4. */
+static void fit_mtu(struct daemon *d, struct bond_ctx *bc)
+{
+	bool v4 = false, v6 = false;
+	uint32_t want;
+	int rc;
+
+	for (unsigned i = 0; i < WB_MAX_UPLINKS; i++) {
+		const struct wb_uplink *u = wb_bond_uplink(bc->bond, i);
+
+		if (u && u->available) {
+			v4 |= u->endpoint.family == 4;
+			v6 |= u->endpoint.family == 6;
+		}
+	}
+	want = v4 && !v6 ? bc->mtu_cap : auto_mtu(d, 6);
+	if (want == bc->mtu || bc->tun_ifindex <= 0)
+		return;
+	rc = wb_rtnl_link_set(d->rtnl, bc->tun_ifindex, want, true);
+	if (rc) {
+		log_line(LOG_LVL_ERR, bc->conf->name, NULL, "setting the mtu of %s to %u: %s", bc->tun_name, want,
+			 strerror(-rc));
+		return;
+	}
+	log_line(LOG_LVL_NOTICE, bc->conf->name, NULL, "%s mtu %u: the peer's uplinks are %s", bc->tun_name, want,
+		 v4 && !v6 ? "all IPv4" : "not all IPv4");
+	bc->mtu = want;
+}
+
+static void fit_mtus(struct daemon *d, uint64_t now)
+{
+	if (d->cfg.role == WB_ROLE_CLIENT || now < d->next_mtu_check_ns)
+		return;
+	d->next_mtu_check_ns = now + 1000000000ULL;
+	for (int i = 0; i < d->n_bonds; i++)
+		if (d->bonds[i].bond && d->bonds[i].mtu_auto)
+			fit_mtu(d, &d->bonds[i]);
+}
+
 static uint64_t prepare(struct loop *l)
 {
 	struct daemon *d = container_of(l, struct daemon, loop);
@@ -457,6 +542,7 @@ static uint64_t prepare(struct loop *l)
 		wb_device_tick(d->dev, now);
 	flush_sockets(d);
 	ctl_watch(d, now);
+	fit_mtus(d, now);
 	sm = service_manager(d, now);
 	due = wb_device_next_deadline(d->dev);
 	due = due < d->next_reopen_ns ? due : d->next_reopen_ns;
@@ -496,22 +582,6 @@ static int create_device(struct daemon *d)
 	return rc;
 }
 
-/* The inner MTU: the smallest uplink MTU less what the tunnel adds to each packet. */
-static uint32_t auto_mtu(struct daemon *d)
-{
-	uint32_t smallest = DEFAULT_UPLINK_MTU;
-
-	for (int i = 0; i < d->cfg.n_uplinks; i++) {
-		uint32_t mtu;
-		int ifindex;
-
-		if (d->cfg.uplinks[i].interface[0] &&
-		    !wb_rtnl_link_get(d->rtnl, d->cfg.uplinks[i].interface, &ifindex, &mtu) && mtu < smallest)
-			smallest = mtu;
-	}
-	return smallest - WB_TUNNEL_OVERHEAD;
-}
-
 static int configure_tun(struct daemon *d, struct bond_ctx *bc)
 {
 	const struct wb_conf_tun *t = &bc->conf->tun;
@@ -521,6 +591,8 @@ static int configure_tun(struct daemon *d, struct bond_ctx *bc)
 	rc = wb_rtnl_link_get(d->rtnl, bc->tun_name, &bc->tun_ifindex, &mtu);
 	if (!rc)
 		rc = wb_rtnl_link_set(d->rtnl, bc->tun_ifindex, bc->mtu, true);
+	if (!rc)
+		rc = wb_rtnl_link_set_txqlen(d->rtnl, bc->tun_ifindex, TUN_TXQUEUELEN);
 	for (int i = 0; !rc && i < t->n_address; i++)
 		rc = wb_rtnl_addr_add(d->rtnl, bc->tun_ifindex, &t->address[i]);
 	/* Routes need the link up: they come last. */
@@ -577,7 +649,7 @@ static void tuning_from_config(struct wb_bond_tuning *t, const struct wb_conf_tr
 static void bond_params(struct daemon *d, const struct wb_conf_peer *peer, struct bond_ctx *bc, struct wb_bond_params *p)
 {
 	memset(p, 0, sizeof(*p));
-	tuning_from_config(&p->tuning, &d->cfg.transport, &d->cfg.scheduler, bc->mtu);
+	tuning_from_config(&p->tuning, &d->cfg.transport, &d->cfg.scheduler, bc->mtu_cap);
 	snprintf(p->name, sizeof(p->name), "%s", peer->name);
 	memcpy(p->public_key, peer->public_key, WB_KEY_LEN);
 	memcpy(p->preshared_key, peer->preshared_key, WB_KEY_LEN);
@@ -604,8 +676,8 @@ static int start_bond(struct daemon *d, int i)
 	bc->d = d;
 	bc->conf = &d->cfg.peers[i];
 	bc->tun.fd = -1;
-	bc->mtu = bc->conf->tun.mtu ? bc->conf->tun.mtu : auto_mtu(d);
-	bc->buf = malloc(bc->mtu);
+	choose_mtu(d, bc);
+	bc->buf = malloc(bc->mtu_cap);
 	if (!bc->buf)
 		return -ENOMEM;
 	bond_params(d, bc->conf, bc, &p);

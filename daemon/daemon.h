@@ -28,7 +28,9 @@ struct bond_ctx {
 	struct loop_fd tun;
 	char tun_name[IFNAMSIZ];
 	int tun_ifindex;
-	uint32_t mtu;
+	uint32_t mtu;      /* the TUN device's now */
+	uint32_t mtu_cap;  /* the largest it may get: the library's and the read buffer's size */
+	bool mtu_auto;     /* from the uplinks and the outer family, not from the configuration */
 	uint8_t *buf;  /* one packet read from TUN, with the library's headroom and tailroom */
 	uint64_t tun_write_errors, tun_read_errors;
 	struct log_limit write_limit;
@@ -62,6 +64,7 @@ struct daemon {
 	struct sock_ctx socks[WB_MAX_UPLINKS];
 	int n_socks;
 	uint64_t next_reopen_ns; /* client: when to try again to open missing uplink sockets */
+	uint64_t next_mtu_check_ns; /* server: when to fit the TUN MTUs to the peers' outer family again */
 	uint64_t started_ns;
 	uint8_t own_public_key[WB_KEY_LEN]; /* of the private key started with (that one is wiped): a reload compares */
 	/* The service manager: watchdog pings and the STATUS= line. */

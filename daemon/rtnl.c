@@ -303,6 +303,20 @@ int wb_rtnl_link_set(struct wb_rtnl *r, int ifindex, uint32_t mtu, bool up)
 	return rtnl_talk(r, nlh, NULL, NULL);
 }
 
+int wb_rtnl_link_set_txqlen(struct wb_rtnl *r, int ifindex, uint32_t txqlen)
+{
+	char buf[RTNL_REQ_SIZE];
+	struct nlmsghdr *nlh;
+	struct ifinfomsg *ifi;
+
+	nlh = rtnl_msg(buf, RTM_NEWLINK, 0);
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = ifindex;
+	mnl_attr_put_u32(nlh, IFLA_TXQLEN, txqlen);
+	return rtnl_talk(r, nlh, NULL, NULL);
+}
+
 /* ---- addresses and routes ---------------------------------------------- */
 
 /* Length of the prefix's address in bytes, or -errno if the prefix is not one. */

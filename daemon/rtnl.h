@@ -29,6 +29,8 @@ int wb_rtnl_link_get(struct wb_rtnl *r, const char *ifname, int *ifindex, uint32
 
 /* Sets the MTU (0: leave it) and brings the link up or down. */
 int wb_rtnl_link_set(struct wb_rtnl *r, int ifindex, uint32_t mtu, bool up);
+/* The link's transmit queue length, in packets (what `ip link set DEV txqueuelen N` sets). */
+int wb_rtnl_link_set_txqlen(struct wb_rtnl *r, int ifindex, uint32_t txqlen);
 
 /* Adds an address with its prefix length (an address already there is fine). */
 int wb_rtnl_addr_add(struct wb_rtnl *r, int ifindex, const struct wb_prefix *p);

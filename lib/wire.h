@@ -146,12 +146,15 @@ _Static_assert(sizeof(struct wb_frame_probe_ack) == 28, "probe ack frame is 28 b
 
 /*
  * Bytes a tunnelled IP packet costs on an uplink besides itself: the outer
- * IPv6 header (the larger), UDP, the data header, the frame header and the tag.
+ * IP header, UDP, the data header, the frame header and the tag. Over IPv6
+ * (the larger header, and the default) 87; over IPv4 67.
  */
-#define WB_OUTER_IP_HEADER 40
+#define WB_OUTER_IPV6_HEADER 40
+#define WB_OUTER_IPV4_HEADER 20
 #define WB_UDP_HEADER 8
-#define WB_TUNNEL_OVERHEAD \
-	(WB_OUTER_IP_HEADER + WB_UDP_HEADER + (int)sizeof(struct wb_msg_data) + WB_FRAME_DATA_HEADER + WB_TAG_LEN)
+#define WB_TUNNEL_BYTES_INSIDE_UDP ((int)sizeof(struct wb_msg_data) + WB_FRAME_DATA_HEADER + WB_TAG_LEN)
+#define WB_TUNNEL_OVERHEAD (WB_OUTER_IPV6_HEADER + WB_UDP_HEADER + WB_TUNNEL_BYTES_INSIDE_UDP)
+#define WB_TUNNEL_OVERHEAD_IPV4 (WB_OUTER_IPV4_HEADER + WB_UDP_HEADER + WB_TUNNEL_BYTES_INSIDE_UDP)
 /* The largest sealed body for a TUN MTU: one full data frame; acks ride along when there is room. */
 #define WB_MAX_BODY(mtu) ((mtu) + WB_FRAME_DATA_HEADER)
 
