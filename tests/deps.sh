@@ -26,6 +26,7 @@ perl-base       namespace tests: a TCP sink for files
 procps          namespace tests: sysctl, pkill-free process checks
 systemd         namespace tests: systemd-analyze verify and security of the units
 mptcpize        benchmark: runs iperf3 over kernel MPTCP, the contender
+gnuplot-nox     benchmark: the compare chart (PNG)
 "
 
 missing=""

@@ -10,6 +10,11 @@
  *   wbrr client ADDR PORT SIZE THINK_MS SECONDS
  *       asks for SIZE bytes every THINK_MS after the last answer, for
  *       SECONDS; prints "requests N p50_ms X p95_ms Y max_ms Z"
+ *   wbrr transfer ADDR PORT up|down SIZE
+ *       one transfer of SIZE bytes, to the server (up) or from it (down),
+ *       timed as the kernel's MPTCP selftest simult_flows.sh times its
+ *       transfers: from before connect to the last byte, which for an
+ *       upload is the server's one-byte receipt; prints "seconds X"
  *
  * Runs under mptcpize as any TCP program. Exit 1 on a system error, 2 with
  * a usage line for bad arguments.
@@ -29,10 +34,14 @@
 #include <unistd.h>
 
 #define MAX_REQUESTS 100000
+/* A request with this bit set announces an upload of the rest of its value in bytes. */
+#define UPLOAD_FLAG (1ULL << 63)
 
 static void usage(void)
 {
-	fputs("usage: wbrr server ADDR PORT | wbrr client ADDR PORT SIZE THINK_MS SECONDS\n", stderr);
+	fputs("usage: wbrr server ADDR PORT | wbrr client ADDR PORT SIZE THINK_MS SECONDS\n"
+	      "       wbrr transfer ADDR PORT up|down SIZE\n",
+	      stderr);
 	exit(2);
 }
 
@@ -85,6 +94,22 @@ static int io_all(int fd, void *buf, size_t len, int write_it)
 	return 0;
 }
 
+/* Reads an upload of size bytes, then confirms it with one byte. */
+static int take_upload(int c, uint64_t size)
+{
+	static uint8_t chunk[65536];
+	uint8_t done = 1;
+
+	while (size) {
+		size_t n = size < sizeof(chunk) ? (size_t)size : sizeof(chunk);
+
+		if (io_all(c, chunk, n, 0))
+			return 1;
+		size -= n;
+	}
+	return io_all(c, &done, 1, 1);
+}
+
 static int serve(const char *addr, const char *port)
 {
 	static uint8_t chunk[65536];
@@ -112,6 +137,11 @@ static int serve(const char *addr, const char *port)
 
 		for (int i = 0; i < 8; i++)
 			want = want << 8 | req[i];
+		if (want & UPLOAD_FLAG) {
+			if (take_upload(c, want & ~UPLOAD_FLAG))
+				return 1;
+			continue;
+		}
 		while (want) {
 			size_t n = want < sizeof(chunk) ? (size_t)want : sizeof(chunk);
 
@@ -139,6 +169,12 @@ static double pct_ms(const uint64_t *t, size_t n, double q)
 	return n ? (double)t[i] / 1e6 : 0;
 }
 
+static void put_request(uint8_t req[8], uint64_t value)
+{
+	for (int i = 0; i < 8; i++)
+		req[i] = (uint8_t)(value >> (56 - 8 * i));
+}
+
 static int ask(const char *addr, const char *port, uint64_t size, long think_ms, long seconds)
 {
 	static uint8_t chunk[65536];
@@ -160,8 +196,7 @@ static int ask(const char *addr, const char *port, uint64_t size, long think_ms,
 		uint64_t left = size, t0 = now_ns();
 		struct timespec pause = { think_ms / 1000, (think_ms % 1000) * 1000000L };
 
-		for (int i = 0; i < 8; i++)
-			req[i] = (uint8_t)(size >> (56 - 8 * i));
+		put_request(req, size);
 		if (io_all(fd, req, sizeof(req), 1))
 			return 1;
 		while (left) {
@@ -183,6 +218,40 @@ static int ask(const char *addr, const char *port, uint64_t size, long think_ms,
 	return 0;
 }
 
+static int transfer(const char *addr, const char *port, int up, uint64_t size)
+{
+	static uint8_t chunk[65536];
+	struct sockaddr_storage ss;
+	socklen_t len;
+	uint8_t req[8], done;
+	uint64_t t0 = now_ns(), left = size;
+	int fd = socket(address(addr, port, &ss, &len), SOCK_STREAM, 0);
+
+	if (fd < 0 || connect(fd, (void *)&ss, len)) {
+		perror("wbrr transfer");
+		return 1;
+	}
+	put_request(req, up ? size | UPLOAD_FLAG : size);
+	if (io_all(fd, req, sizeof(req), 1))
+		return 1;
+	while (left) {
+		size_t n = left < sizeof(chunk) ? (size_t)left : sizeof(chunk);
+
+		if (io_all(fd, chunk, n, !!up)) {
+			fputs("wbrr: the server went away\n", stderr);
+			return 1;
+		}
+		left -= n;
+	}
+	if (up && io_all(fd, &done, 1, 0)) {
+		fputs("wbrr: no receipt from the server\n", stderr);
+		return 1;
+	}
+	printf("seconds %.3f\n", (double)(now_ns() - t0) / 1e9);
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "server"))
@@ -190,6 +259,8 @@ int main(int argc, char **argv)
 	if (argc == 7 && !strcmp(argv[1], "client"))
 		return ask(argv[2], argv[3], (uint64_t)number(argv[4], 1, 1L << 30), number(argv[5], 0, 60000),
 			   number(argv[6], 1, 3600));
+	if (argc == 6 && !strcmp(argv[1], "transfer") && (!strcmp(argv[4], "up") || !strcmp(argv[4], "down")))
+		return transfer(argv[2], argv[3], !strcmp(argv[4], "up"), (uint64_t)number(argv[5], 1, 1L << 40));
 	usage();
 	return 2;
 }
