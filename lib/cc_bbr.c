@@ -12,7 +12,8 @@
  * taken from BBR's later versions: startup ends after a round that lost over
  * 2% (an uplink used only now and then, as a bond's slow one, may never show
  * the three rounds of flat bandwidth startup waits for, and keeps
- * overfilling its queue). A timeout shrinks the window to the minimum, from
+ * overfilling its queue), and one whose RTT sample is half again the
+ * minimum (a queue builds). A timeout shrinks the window to the minimum, from
  * which the model rebuilds it in a round trip.
  *
  * Probe-rtt keeps half a bandwidth-delay product in flight, as BBR's second
@@ -141,6 +142,21 @@ static void check_full_pipe(struct wb_bbr *b, const struct wb_rate_sample *rs)
 		return;
 	}
 	if (++b->full_bw_rounds >= FULL_BW_ROUNDS)
+		b->filled_pipe = true;
+}
+
+/*
+ * Startup also ends when an RTT sample is half again the minimum: the
+ * pipe is full and a queue builds (HyStart's signal, and BBR's later
+ * versions'). An uplink a bond uses now and then sends only application-
+ * limited rounds, which never show the flat bandwidth startup waits for;
+ * it stayed in startup, pacing at nearly three times its rate, and filled
+ * its bottleneck's queue behind the scheduler's back.
+ */
+static void check_startup_delay(struct wb_bbr *b, const struct wb_rate_sample *rs)
+{
+	if (!b->filled_pipe && rs->rtt_ns && b->min_rtt_ns != UINT64_MAX &&
+	    rs->rtt_ns > b->min_rtt_ns + b->min_rtt_ns / 2)
 		b->filled_pipe = true;
 }
 
@@ -298,6 +314,7 @@ static void bbr_on_ack(struct wb_cc *cc, const struct wb_rate_sample *rs, uint64
 	update_round(b, rs);
 	update_bandwidth(b, rs);
 	check_full_pipe(b, rs);
+	check_startup_delay(b, rs);
 	check_startup_loss(cc, rs);
 	update_mode(cc, rs, now);
 	update_min_rtt(cc, rs, now);

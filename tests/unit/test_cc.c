@@ -312,6 +312,27 @@ static void test_bbr_growth_of_a_quarter_restarts_the_count(void **state)
 }
 
 /* From startup to probe-bw; returns with the feed in the cruising phase at BW and RTT. */
+/*
+ * An uplink used now and then: application-limited rounds only, which
+ * never end startup by themselves. An RTT half again the minimum does:
+ * a queue builds (at exactly half again, not yet).
+ */
+static void test_bbr_startup_ends_when_the_rtt_grows_by_half(void **state)
+{
+	struct feed f;
+
+	(void)state;
+	bbr_start(&f, RTT);
+	for (int k = 0; k < 6; k++)
+		bbr_round(&f, BW / 8, RTT, f.cc.cwnd, true);
+	assert_int_equal(f.cc.bbr.mode, STARTUP);
+	bbr_round(&f, BW / 8, RTT + RTT / 2, f.cc.cwnd, true);
+	assert_int_equal(f.cc.bbr.mode, STARTUP);
+	bbr_round(&f, BW / 8, RTT + RTT / 2 + 1, f.cc.cwnd, true);
+	assert_true(f.cc.bbr.filled_pipe);
+	assert_int_not_equal(f.cc.bbr.mode, STARTUP);
+}
+
 static void to_probe_bw(struct feed *f)
 {
 	bbr_start(f, RTT);
@@ -656,6 +677,7 @@ int main(void)
 		cmocka_unit_test(test_bbr_probe_rtt_keeps_the_bandwidth),
 		cmocka_unit_test(test_bbr_no_probe_rtt_while_the_minimum_is_confirmed),
 		cmocka_unit_test(test_bbr_ignores_samples_shorter_than_the_minimum_rtt),
+		cmocka_unit_test(test_bbr_startup_ends_when_the_rtt_grows_by_half),
 		cmocka_unit_test(test_bbr_timeout_to_the_minimum_window),
 		cmocka_unit_test(test_bbr_bandwidth_is_the_max_over_ten_rounds),
 		cmocka_unit_test(test_bbr_over_a_simulated_bottleneck),
