@@ -1306,7 +1306,7 @@ static void set_defaults(struct wb_config *cfg)
 	cfg->cipher = WB_CIPHER_CHACHA20_POLY1305;
 	cfg->timers = default_timers;
 	cfg->transport = (struct wb_conf_transport){ .congestion_control = "bbr", .send_buffer_kb = 6144,
-						      .receive_window_kb = 6144, .send_queue_kb = 1024,
+						      .receive_window_kb = 6144, .send_queue_kb = 4096,
 						      .aqm = true, .aqm_target_ms = 5, .aqm_interval_ms = 100 };
 	cfg->scheduler = (struct wb_conf_scheduler){ .policy = "default" };
 	cfg->control = (struct wb_conf_control){ .directory = WB_CONTROL_DIR };
