@@ -14,6 +14,13 @@
 #define NS_PER_SEC 1000000000ULL
 /* The shortest RTT a rate is worked out over (a LAN's is below a timer's precision). */
 #define MIN_RATE_RTT_NS 1000000ULL
+/*
+ * An uplink that carries less than 1/SPREAD_MIN_SHARE of the bond's rate
+ * gets no queue of its own: 4% more throughput is not worth every
+ * packet's waiting its delay gap (an inner CUBIC, whose window must cover
+ * that wait, lost more than it gained).
+ */
+#define SPREAD_MIN_SHARE 8
 
 static const struct wb_sched_ops *const policies[] = {
 	&wb_sched_default, &wb_sched_roundrobin, &wb_sched_redundant, &wb_sched_first,
@@ -211,24 +218,27 @@ struct wb_uplink *wb_sched_earliest_arrival_now(struct wb_bond *b, uint16_t mask
 
 uint64_t wb_sched_delay_spread_ns(const struct wb_bond *b, uint64_t most)
 {
-	uint64_t lo = UINT64_MAX, spread = 0;
-	uint16_t mask = wb_sched_uplinks(b);
+	uint64_t lo = UINT64_MAX, total = 0, spread = 0;
+	uint16_t mask = wb_sched_uplinks(b), with_rtt = 0;
 
-	for (int pass = 0; pass < 2; pass++) {
-		for (int i = 0; i < WB_MAX_UPLINKS; i++) {
-			const struct wb_uplink *u = &b->uplinks[i];
-			uint64_t gap;
+	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
+		const struct wb_uplink *u = &b->uplinks[i];
 
-			if (!(mask & (1u << i)) || !wb_uplink_usable(u) || !u->rec || !u->rtt.has_sample)
-				continue;
-			if (pass == 0) {
-				lo = path_rtt_ns(u) < lo ? path_rtt_ns(u) : lo;
-				continue;
-			}
-			gap = (path_rtt_ns(u) - lo) / 2;
-			if (gap <= most && gap > spread)
-				spread = gap;
-		}
+		if (!(mask & (1u << i)) || !wb_uplink_usable(u) || !u->rec || !u->rtt.has_sample)
+			continue;
+		with_rtt |= (uint16_t)(1u << i);
+		lo = path_rtt_ns(u) < lo ? path_rtt_ns(u) : lo;
+		total += wb_sched_delivery_rate(u);
+	}
+	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
+		const struct wb_uplink *u = &b->uplinks[i];
+		uint64_t gap;
+
+		if (!(with_rtt & (1u << i)) || wb_sched_delivery_rate(u) * SPREAD_MIN_SHARE < total)
+			continue;
+		gap = (path_rtt_ns(u) - lo) / 2;
+		if (gap <= most && gap > spread)
+			spread = gap;
 	}
 	return spread;
 }

@@ -92,8 +92,8 @@ struct wb_uplink *wb_sched_earliest_arrival_now(struct wb_bond *b, uint16_t mask
 uint64_t wb_sched_delivery_rate(const struct wb_uplink *u);
 /*
  * How much later than the fastest uplink the policy uses the slowest one
- * delivers, among those no more than most later: half the difference of
- * their path RTTs.
+ * delivers, among those no more than most later and carrying at least an
+ * eighth of the bond's rate: half the difference of their path RTTs.
  */
 uint64_t wb_sched_delay_spread_ns(const struct wb_bond *b, uint64_t most);
 /*
