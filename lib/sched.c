@@ -216,6 +216,16 @@ struct wb_uplink *wb_sched_earliest_arrival_now(struct wb_bond *b, uint16_t mask
 	return first_arrival(b, mask, bytes, now, true);
 }
 
+/*
+ * Whether u's rate is measured: BBR out of startup. An uplink the bond has
+ * not used yet shows its initial window per RTT, which says nothing of
+ * what it could carry: its share is not held against it.
+ */
+static bool rate_known(const struct wb_uplink *u)
+{
+	return u->cc.ops != &wb_cc_bbr || u->cc.bbr.filled_pipe;
+}
+
 uint64_t wb_sched_delay_spread_ns(const struct wb_bond *b, uint64_t most)
 {
 	uint64_t lo = UINT64_MAX, total = 0, spread = 0;
@@ -234,7 +244,7 @@ uint64_t wb_sched_delay_spread_ns(const struct wb_bond *b, uint64_t most)
 		const struct wb_uplink *u = &b->uplinks[i];
 		uint64_t gap;
 
-		if (!(with_rtt & (1u << i)) || wb_sched_delivery_rate(u) * SPREAD_MIN_SHARE < total)
+		if (!(with_rtt & (1u << i)) || (rate_known(u) && wb_sched_delivery_rate(u) * SPREAD_MIN_SHARE < total))
 			continue;
 		gap = (path_rtt_ns(u) - lo) / 2;
 		if (gap <= most && gap > spread)

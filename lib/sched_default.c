@@ -81,7 +81,10 @@ static bool better_wait(struct wb_bond *b, const struct wb_uplink *u, uint32_t b
  * the peer first, counting the wait for that uplink's pacing and window.
  * Another uplink that can send now takes it only if it delivers it no
  * later than the first one would deliver the last packet queued behind
- * it (ECF's idea, in arrival times), and, with avoid_blocking, if what
+ * it (ECF's idea, in arrival times), or no later than the spread of the
+ * uplinks' delays after the first one (an inner flow that keeps no queue,
+ * as BBR, would otherwise never see a slower uplink's capacity; the spread
+ * counts only uplinks worth their wait), and, with avoid_blocking, if what
  * the first one delivers meanwhile fits in the window (BLEST's): the
  * packets then arrive about in the order they left, the reorder buffer
  * holds little, and an inner TCP sees the fast uplink's RTT. The queue
@@ -95,7 +98,7 @@ static bool better_wait(struct wb_bond *b, const struct wb_uplink *u, uint32_t b
 static struct wb_uplink *by_arrival(struct wb_bond *b, uint16_t mask, uint32_t bytes, uint64_t now)
 {
 	struct wb_uplink *first = wb_sched_first_arrival(b, mask, bytes, now), *ready;
-	uint64_t rate, behind;
+	uint64_t rate, behind, slack;
 
 	if (!first || wb_sched_can_send(first, bytes, now))
 		return first;
@@ -104,7 +107,8 @@ static struct wb_uplink *by_arrival(struct wb_bond *b, uint16_t mask, uint32_t b
 	if (!ready || !rate)
 		return NULL;
 	behind = b->txq.bytes * NS_PER_SEC / rate;
-	if (wb_sched_arrival_ns(ready, bytes, now) > wb_sched_arrival_ns(first, bytes, now) + behind)
+	slack = wb_sched_delay_spread_ns(b, b->tuning.aqm_interval_ns / 2);
+	if (wb_sched_arrival_ns(ready, bytes, now) > wb_sched_arrival_ns(first, bytes, now) + (behind > slack ? behind : slack))
 		return NULL; /* it waits for the first */
 	if (wb_sched_rule(b, WB_SCHED_NO_AVOID_BLOCKING) && blest_wait(b, first, ready, bytes))
 		return NULL;

@@ -98,22 +98,31 @@ static uint64_t until_both_have_a_session(uint64_t since)
 	return 0;
 }
 
+/* The copies side s sent on purpose: reinjected and resent DSNs. */
+static uint64_t copies_sent(const struct pair_side *s)
+{
+	return bondc(s)->opp_reinject + bondc(s)->retransmits;
+}
+
 /*
  * After side `restarted` came back: both ways carry ids from AFTER_ID on,
- * every one delivered once and in order, nothing counted as a duplicate or
- * beyond the window, and the survivor counted the restart once.
+ * every one delivered once and in order, no duplicate but the copies the
+ * other side sent on purpose (an old incarnation's DSN taken for a new one
+ * would be one more), nothing beyond the window, and the survivor counted
+ * the restart once.
  */
 #define AFTER_ID 1000000
 static void both_ways_afresh(struct pair_side *restarted, struct pair_side *survivor)
 {
 	size_t at_c = p.client.n_delivered, at_s = p.server.n_delivered;
 	uint64_t dup_c = bondc(&p.client)->rx_duplicates, dup_s = bondc(&p.server)->rx_duplicates;
+	uint64_t copies_c = copies_sent(&p.client), copies_s = copies_sent(&p.server);
 
 	traffic(AFTER_ID, AFTER);
 	delivered_in_order(&p.client, at_c, AFTER_ID, AFTER);
 	delivered_in_order(&p.server, at_s, AFTER_ID, AFTER);
-	assert_int_equal(bondc(&p.client)->rx_duplicates, dup_c);
-	assert_int_equal(bondc(&p.server)->rx_duplicates, dup_s);
+	assert_true(bondc(&p.client)->rx_duplicates - dup_c <= copies_sent(&p.server) - copies_s);
+	assert_true(bondc(&p.server)->rx_duplicates - dup_s <= copies_sent(&p.client) - copies_c);
 	assert_int_equal(bondc(&p.client)->rx_beyond_window + bondc(&p.server)->rx_beyond_window, 0);
 	assert_int_equal(bondc(survivor)->peer_restarts, 1);
 	assert_int_equal(bondc(restarted)->peer_restarts, 0);

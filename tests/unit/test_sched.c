@@ -414,7 +414,8 @@ static void test_arrival_counts_pacing_window_queue_and_half_the_rtt(void **stat
 
 /*
  * A fast uplink between two paced packets keeps the next one: the slow
- * uplink, free now, would deliver it 10 ms later. The packet waits
+ * uplink, free now, would deliver it 10 ms later. With a slow uplink of a
+ * small share (a tenth of the bond's rate, measured), the packet waits
  * (NULL) unless the queue behind it is long enough that the fast uplink
  * would deliver its end after the slow one delivers this packet.
  */
@@ -424,18 +425,48 @@ static void test_arrival_waits_for_the_fast_uplink_unless_the_queue_is_long(void
 
 	(void)state;
 	shape(b, 0, 10 * MS, 10000000, 100000, 0); /* 10 MB/s: 0.1 ms + 5 ms */
-	shape(b, 1, 30 * MS, 10000000, 100000, 0); /* 0.1 ms + 15 ms */
+	shape(b, 1, 30 * MS, 1000000, 100000, 0);  /* 1 MB/s: 1 ms + 15 ms */
+	b->uplinks[1].cc.bbr.filled_pipe = true;   /* its rate is measured */
 	b->uplinks[0].next_send_ns = p.now + 1 * MS;
+	assert_int_equal(wb_sched_delay_spread_ns(b, 50 * MS), 0);
 	assert_null(get_send(&wb_sched_default, b, 1000, 0, NULL));
-	/* 6.1 ms on the fast one, 15.1 on the slow one: 85 kB queued is 8.5 ms at the fast rate, not enough. */
-	queue_packets(b, 85, 1000);
+	/* 6.1 ms on the fast one, 16 on the slow one: 95 kB queued is 9.5 ms at the fast rate, not enough. */
+	queue_packets(b, 95, 1000);
 	assert_null(get_send(&wb_sched_default, b, 1000, 0, NULL));
-	/* 95 kB: the slow uplink delivers this packet before the fast one would deliver the last. */
+	/* 105 kB: the slow uplink delivers this packet before the fast one would deliver the last. */
 	queue_packets(b, 10, 1000);
 	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[1]);
 	/* The fast uplink free again: it takes it. */
 	b->uplinks[0].next_send_ns = p.now;
 	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[0]);
+}
+
+/*
+ * A slower uplink worth its wait (as fast as the first, or not measured
+ * yet) takes a packet it delivers within the spread of the delays, queue
+ * or not: an inner flow that keeps no queue would never see it otherwise.
+ */
+static void test_arrival_lets_a_worthwhile_uplink_deliver_within_the_spread(void **state)
+{
+	struct wb_bond *b = scene(2, false);
+
+	(void)state;
+	shape(b, 0, 10 * MS, 10000000, 100000, 0); /* 0.1 ms + 5 ms */
+	shape(b, 1, 30 * MS, 10000000, 100000, 0); /* 0.1 ms + 15 ms, 10 ms later */
+	b->uplinks[1].cc.bbr.filled_pipe = true;
+	b->uplinks[0].next_send_ns = p.now + 1 * MS; /* 6.1 ms: 15.1 is within 10 ms of it */
+	assert_int_equal(wb_sched_delay_spread_ns(b, 50 * MS), 10 * MS);
+	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[1]);
+	/* Its own queue 2 ms (20 kB beyond its 300 kB pipe): 17.1 ms, more than 10 after 6.1: it waits. */
+	shape(b, 1, 30 * MS, 10000000, 1000000, 320000);
+	b->uplinks[1].cc.bbr.filled_pipe = true;
+	assert_null(get_send(&wb_sched_default, b, 1000, 0, NULL));
+	/* A tenth of the rate, measured: no spread; not yet measured: its share is not held against it. */
+	shape(b, 1, 30 * MS, 1000000, 100000, 0);
+	b->uplinks[1].cc.bbr.filled_pipe = true;
+	assert_int_equal(wb_sched_delay_spread_ns(b, 50 * MS), 0);
+	b->uplinks[1].cc.bbr.filled_pipe = false;
+	assert_int_equal(wb_sched_delay_spread_ns(b, 50 * MS), 10 * MS);
 }
 
 /* Equal uplinks: the one that can send now, as the other waits for its pacing; a stale one never. */
@@ -1955,6 +1986,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_default_picks_the_lowest_completion_time, teardown),
 		cmocka_unit_test_teardown(test_arrival_counts_pacing_window_queue_and_half_the_rtt, teardown),
 		cmocka_unit_test_teardown(test_arrival_waits_for_the_fast_uplink_unless_the_queue_is_long, teardown),
+		cmocka_unit_test_teardown(test_arrival_lets_a_worthwhile_uplink_deliver_within_the_spread, teardown),
 		cmocka_unit_test_teardown(test_arrival_spreads_over_equal_uplinks, teardown),
 		cmocka_unit_test_teardown(test_queue_target_grows_with_the_delay_spread, teardown),
 		cmocka_unit_test_teardown(test_default_skips_an_uplink_with_a_full_window, teardown),
