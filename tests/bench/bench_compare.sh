@@ -50,7 +50,8 @@ CC_ALLOWED=/proc/sys/net/ipv4/tcp_allowed_congestion_control
 CC_ALLOWED_WAS=$(cat "$CC_ALLOWED")
 restore_cc() { echo "$CC_ALLOWED_WAS" >"$CC_ALLOWED"; }
 nt_init
-trap 'rc=$?; restore_cc; (exit $rc); nt_cleanup' EXIT
+# set +e first: (exit $rc) must only hand the status on to nt_cleanup, not end the trap.
+trap 'rc=$?; set +e; restore_cc; (exit $rc); nt_cleanup' EXIT
 for cc in $CCS; do
 	grep -qw "$cc" /proc/sys/net/ipv4/tcp_available_congestion_control || modprobe "tcp_$cc" 2>/dev/null ||
 		nt_die "the kernel has no $cc congestion control"
