@@ -212,6 +212,7 @@ static bool send_new(struct wb_bond *b, uint64_t now, uint16_t reserved)
 	if (!u)
 		return false;
 	b->txq.codel.target_ns = wb_sched_queue_target_ns(b);
+	b->txq.codel.paused = !wb_sched_capacity_known(b);
 	if (!wb_txq_pop(&b->txq, now, &b->pool, &e))
 		return false; /* CoDel dropped the rest */
 	if (wb_sndbuf_push(&b->snd, e.data, e.len, &dsn)) {

@@ -226,6 +226,19 @@ static bool rate_known(const struct wb_uplink *u)
 	return u->cc.ops != &wb_cc_bbr || u->cc.bbr.filled_pipe;
 }
 
+bool wb_sched_capacity_known(const struct wb_bond *b)
+{
+	uint16_t mask = wb_sched_uplinks(b);
+
+	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
+		const struct wb_uplink *u = &b->uplinks[i];
+
+		if ((mask & (1u << i)) && wb_uplink_usable(u) && u->rec && rate_known(u))
+			return true;
+	}
+	return false;
+}
+
 uint64_t wb_sched_delay_spread_ns(const struct wb_bond *b, uint64_t most)
 {
 	uint64_t lo = UINT64_MAX, total = 0, spread = 0;

@@ -97,6 +97,14 @@ uint64_t wb_sched_delivery_rate(const struct wb_uplink *u);
  */
 uint64_t wb_sched_delay_spread_ns(const struct wb_bond *b, uint64_t most);
 /*
+ * Whether the bond knows what its uplinks carry: one of those the policy
+ * uses has a measured rate (BBR out of startup). Until then a queue is the
+ * tunnel's own, its uplinks' windows still growing, and the AQM holds its
+ * drops: an inner TCP in slow start would otherwise lose a packet at a
+ * tenth of the path's window, and CUBIC takes ten seconds to come back.
+ */
+bool wb_sched_capacity_known(const struct wb_bond *b);
+/*
  * The AQM's target for the send queue: the configured one, and with the
  * arrival rule the spread of the uplinks' one-way delays on top, the queue
  * it takes to feed a slower uplink what it delivers in time. An uplink

@@ -106,8 +106,10 @@ static bool ok_to_drop(struct wb_txq *q, uint64_t now)
 {
 	struct wb_codel *c = &q->codel;
 	const struct wb_txq_entry *e = wb_txq_peek(q);
+	uint64_t sojourn = e ? now - e->enqueued_ns : 0;
 
-	if (!e || now - e->enqueued_ns < c->target_ns || q->bytes <= q->mtu) {
+	/* Paused, only a queue older than an interval is judged (one that waited out a dead uplink, say). */
+	if (!e || sojourn < c->target_ns || (c->paused && sojourn < c->interval_ns) || q->bytes <= q->mtu) {
 		c->first_above_ns = 0;
 		return false;
 	}

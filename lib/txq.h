@@ -28,6 +28,7 @@ struct wb_codel {
 	uint64_t first_above_ns, drop_next_ns;
 	uint32_t count, last_count;
 	bool dropping;
+	bool paused;              /* the queue is the tunnel's own (its uplinks still ramping up): judged only past an interval */
 };
 
 struct wb_txq {
