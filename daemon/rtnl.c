@@ -286,16 +286,23 @@ int wb_rtnl_link_get(struct wb_rtnl *r, const char *ifname, int *ifindex, uint32
 	return 0;
 }
 
+/* An RTM_NEWLINK request for ifindex, changing nothing yet. */
+static struct nlmsghdr *link_request(char *buf, int ifindex)
+{
+	struct nlmsghdr *nlh = rtnl_msg(buf, RTM_NEWLINK, 0);
+	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = ifindex;
+	return nlh;
+}
+
 int wb_rtnl_link_set(struct wb_rtnl *r, int ifindex, uint32_t mtu, bool up)
 {
 	char buf[RTNL_REQ_SIZE];
-	struct nlmsghdr *nlh;
-	struct ifinfomsg *ifi;
+	struct nlmsghdr *nlh = link_request(buf, ifindex);
+	struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
 
-	nlh = rtnl_msg(buf, RTM_NEWLINK, 0);
-	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
-	ifi->ifi_family = AF_UNSPEC;
-	ifi->ifi_index = ifindex;
 	ifi->ifi_flags = up ? IFF_UP : 0;
 	ifi->ifi_change = IFF_UP; /* the only flag we mean to touch */
 	if (mtu)
@@ -306,13 +313,8 @@ int wb_rtnl_link_set(struct wb_rtnl *r, int ifindex, uint32_t mtu, bool up)
 int wb_rtnl_link_set_txqlen(struct wb_rtnl *r, int ifindex, uint32_t txqlen)
 {
 	char buf[RTNL_REQ_SIZE];
-	struct nlmsghdr *nlh;
-	struct ifinfomsg *ifi;
+	struct nlmsghdr *nlh = link_request(buf, ifindex);
 
-	nlh = rtnl_msg(buf, RTM_NEWLINK, 0);
-	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
-	ifi->ifi_family = AF_UNSPEC;
-	ifi->ifi_index = ifindex;
 	mnl_attr_put_u32(nlh, IFLA_TXQLEN, txqlen);
 	return rtnl_talk(r, nlh, NULL, NULL);
 }
