@@ -131,6 +131,16 @@ uint64_t wb_sched_completion_ns(const struct wb_uplink *u, uint32_t bytes)
 }
 
 /*
+ * Whether u's rate is measured: BBR out of startup. An uplink the bond has
+ * not used yet shows its initial window per RTT, which says nothing of
+ * what it could carry: its share is not held against it.
+ */
+bool wb_sched_rate_known(const struct wb_uplink *u)
+{
+	return u->cc.ops != &wb_cc_bbr || u->cc.bbr.filled_pipe;
+}
+
+/*
  * The path's propagation RTT: BBR's minimum of the last ten seconds when
  * the uplink runs BBR (a path whose delay grew is seen within that), else
  * the lowest RTT ever measured.
@@ -174,6 +184,15 @@ uint64_t wb_sched_arrival_ns(const struct wb_uplink *u, uint32_t bytes, uint64_t
 	uint64_t rate = wb_sched_delivery_rate(u), start = now > u->next_send_ns ? now : u->next_send_ns;
 	uint64_t in_flight = u->rec->bytes_in_flight, wait = 0, queue;
 
+	/*
+	 * BBR probes for more bandwidth by pacing a quarter above its estimate
+	 * for a round: predicted at the estimate, that extra went to other
+	 * uplinks, and the estimate never grew past what the uplink was first
+	 * given. (Not in startup: there the pace is three times a rate that is
+	 * only what the uplink carried so far; ramping_up feeds it instead.)
+	 */
+	if (wb_sched_rate_known(u) && u->cc.pacing_rate > rate)
+		rate = u->cc.pacing_rate;
 	if (!rate || !u->rtt.has_sample)
 		return UINT64_MAX / 2;
 	/* A full window opens as acks come back, at the rate the uplink delivers. */
@@ -216,16 +235,6 @@ struct wb_uplink *wb_sched_earliest_arrival_now(struct wb_bond *b, uint16_t mask
 	return first_arrival(b, mask, bytes, now, true);
 }
 
-/*
- * Whether u's rate is measured: BBR out of startup. An uplink the bond has
- * not used yet shows its initial window per RTT, which says nothing of
- * what it could carry: its share is not held against it.
- */
-static bool rate_known(const struct wb_uplink *u)
-{
-	return u->cc.ops != &wb_cc_bbr || u->cc.bbr.filled_pipe;
-}
-
 bool wb_sched_capacity_known(const struct wb_bond *b)
 {
 	uint16_t mask = wb_sched_uplinks(b);
@@ -233,10 +242,25 @@ bool wb_sched_capacity_known(const struct wb_bond *b)
 	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
 		const struct wb_uplink *u = &b->uplinks[i];
 
-		if ((mask & (1u << i)) && wb_uplink_usable(u) && u->rec && rate_known(u))
+		if ((mask & (1u << i)) && wb_uplink_usable(u) && u->rec && wb_sched_rate_known(u))
 			return true;
 	}
 	return false;
+}
+
+/* Half of u's path RTT above the lowest of the bond's uplinks: how much later its packets arrive. */
+uint64_t wb_sched_delay_gap_ns(const struct wb_bond *b, const struct wb_uplink *u)
+{
+	uint64_t lo = path_rtt_ns(u);
+	uint16_t mask = wb_sched_uplinks(b);
+
+	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
+		const struct wb_uplink *v = &b->uplinks[i];
+
+		if ((mask & (1u << i)) && wb_uplink_usable(v) && v->rec && v->rtt.has_sample && path_rtt_ns(v) < lo)
+			lo = path_rtt_ns(v);
+	}
+	return (path_rtt_ns(u) - lo) / 2;
 }
 
 uint64_t wb_sched_delay_spread_ns(const struct wb_bond *b, uint64_t most)
@@ -257,7 +281,7 @@ uint64_t wb_sched_delay_spread_ns(const struct wb_bond *b, uint64_t most)
 		const struct wb_uplink *u = &b->uplinks[i];
 		uint64_t gap;
 
-		if (!(with_rtt & (1u << i)) || (rate_known(u) && wb_sched_delivery_rate(u) * SPREAD_MIN_SHARE < total))
+		if (!(with_rtt & (1u << i)) || (wb_sched_rate_known(u) && wb_sched_delivery_rate(u) * SPREAD_MIN_SHARE < total))
 			continue;
 		gap = (path_rtt_ns(u) - lo) / 2;
 		if (gap <= most && gap > spread)

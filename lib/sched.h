@@ -96,6 +96,10 @@ uint64_t wb_sched_delivery_rate(const struct wb_uplink *u);
  * eighth of the bond's rate: half the difference of their path RTTs.
  */
 uint64_t wb_sched_delay_spread_ns(const struct wb_bond *b, uint64_t most);
+/* How much later than the fastest uplink the policy uses u delivers: half the difference of their path RTTs. */
+uint64_t wb_sched_delay_gap_ns(const struct wb_bond *b, const struct wb_uplink *u);
+/* Whether u's rate is measured (BBR out of startup; a window-based controller always). */
+bool wb_sched_rate_known(const struct wb_uplink *u);
 /*
  * Whether the bond knows what its uplinks carry: one of those the policy
  * uses has a measured rate (BBR out of startup). Until then a queue is the

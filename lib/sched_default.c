@@ -77,6 +77,21 @@ static bool better_wait(struct wb_bond *b, const struct wb_uplink *u, uint32_t b
 }
 
 /*
+ * An uplink still in startup measures only what it is given: the arrival
+ * rule, which feeds it what it would deliver in time at the rate it has
+ * measured, gives it little, and it ramps up only after the faster
+ * uplinks are full, by then too slowly for the inner flow's own startup
+ * to see the bond grow (an inner BBR left its startup at the DSL line's
+ * rate in make demo's uplinks). So while its rate is unknown, an uplink
+ * no more than the spread's limit later than the fastest takes what the
+ * first uplink cannot send now, at its own startup pace.
+ */
+static bool ramping_up(const struct wb_bond *b, const struct wb_uplink *u)
+{
+	return !wb_sched_rate_known(u) && wb_sched_delay_gap_ns(b, u) <= b->tuning.aqm_interval_ns / 2;
+}
+
+/*
  * The arrival rule: each packet goes on the uplink where it would reach
  * the peer first, counting the wait for that uplink's pacing and window.
  * Another uplink that can send now takes it only if it delivers it no
@@ -106,6 +121,8 @@ static struct wb_uplink *by_arrival(struct wb_bond *b, uint16_t mask, uint32_t b
 	rate = wb_sched_delivery_rate(first);
 	if (!ready || !rate)
 		return NULL;
+	if (ramping_up(b, ready))
+		return wb_sched_rule(b, WB_SCHED_NO_AVOID_BLOCKING) && blest_wait(b, first, ready, bytes) ? NULL : ready;
 	behind = b->txq.bytes * NS_PER_SEC / rate;
 	slack = wb_sched_delay_spread_ns(b, b->tuning.aqm_interval_ns / 2);
 	if (wb_sched_arrival_ns(ready, bytes, now) > wb_sched_arrival_ns(first, bytes, now) + (behind > slack ? behind : slack))

@@ -413,6 +413,23 @@ static void test_arrival_counts_pacing_window_queue_and_half_the_rtt(void **stat
 }
 
 /*
+ * BBR probing a quarter above its estimate: the arrival is reckoned at the
+ * pace, so the uplink is given the extra it probes with; in startup, at
+ * the estimate (the pace is three times what it has carried so far).
+ */
+static void test_arrival_counts_a_probing_pace(void **state)
+{
+	struct wb_bond *b = scene(2, false);
+	struct wb_uplink *u = shape(b, 0, 10 * MS, 10000000, 1000000, 200000); /* 100 kB queued at 10 MB/s */
+
+	(void)state;
+	u->cc.pacing_rate = 12500000; /* a 125 kB pipe at the pace: 75 kB queued, 6 ms; 0.08 ms for 1000 bytes */
+	assert_int_equal(wb_sched_arrival_ns(u, 1000, p.now), p.now + 15100000);
+	u->cc.bbr.filled_pipe = true;
+	assert_int_equal(wb_sched_arrival_ns(u, 1000, p.now), p.now + 11080000);
+}
+
+/*
  * A fast uplink between two paced packets keeps the next one: the slow
  * uplink, free now, would deliver it 10 ms later. With a slow uplink of a
  * small share (a tenth of the bond's rate, measured), the packet waits
@@ -467,6 +484,36 @@ static void test_arrival_lets_a_worthwhile_uplink_deliver_within_the_spread(void
 	assert_int_equal(wb_sched_delay_spread_ns(b, 50 * MS), 0);
 	b->uplinks[1].cc.bbr.filled_pipe = false;
 	assert_int_equal(wb_sched_delay_spread_ns(b, 50 * MS), 10 * MS);
+}
+
+/*
+ * An uplink still in startup (its rate not measured) takes what the first
+ * uplink cannot send now, however late its measured rate says it would
+ * deliver, so it ramps up beside the fast one; once measured, or more
+ * than half the AQM's interval later than the fastest, it waits again.
+ */
+static void test_arrival_feeds_an_uplink_still_in_startup(void **state)
+{
+	struct wb_bond *b = scene(2, false);
+
+	(void)state;
+	shape(b, 0, 10 * MS, 10000000, 100000, 0); /* 10 MB/s: 0.1 ms + 5 ms */
+	shape(b, 1, 30 * MS, 100000, 100000, 0);   /* 100 kB/s so far: 10 ms + 15 ms */
+	b->uplinks[0].next_send_ns = p.now + 1 * MS;
+	assert_false(wb_sched_rate_known(&b->uplinks[1]));
+	assert_int_equal(wb_sched_delay_gap_ns(b, &b->uplinks[1]), 10 * MS);
+	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[1]);
+	/* The fast uplink free: it keeps the packet. */
+	b->uplinks[0].next_send_ns = p.now;
+	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[0]);
+	/* Measured at that rate: 25 ms against 6.1, it waits. */
+	b->uplinks[0].next_send_ns = p.now + 1 * MS;
+	b->uplinks[1].cc.bbr.filled_pipe = true;
+	assert_null(get_send(&wb_sched_default, b, 1000, 0, NULL));
+	/* Not measured, but 60 ms later one way: past the AQM's half interval, it waits too. */
+	shape(b, 1, 130 * MS, 100000, 100000, 0);
+	assert_int_equal(wb_sched_delay_gap_ns(b, &b->uplinks[1]), 60 * MS);
+	assert_null(get_send(&wb_sched_default, b, 1000, 0, NULL));
 }
 
 /* Equal uplinks: the one that can send now, as the other waits for its pacing; a stale one never. */
@@ -1985,8 +2032,10 @@ int main(void)
 		cmocka_unit_test_teardown(test_completion_time_is_queue_over_rate_plus_half_rtt, teardown),
 		cmocka_unit_test_teardown(test_default_picks_the_lowest_completion_time, teardown),
 		cmocka_unit_test_teardown(test_arrival_counts_pacing_window_queue_and_half_the_rtt, teardown),
+		cmocka_unit_test_teardown(test_arrival_counts_a_probing_pace, teardown),
 		cmocka_unit_test_teardown(test_arrival_waits_for_the_fast_uplink_unless_the_queue_is_long, teardown),
 		cmocka_unit_test_teardown(test_arrival_lets_a_worthwhile_uplink_deliver_within_the_spread, teardown),
+		cmocka_unit_test_teardown(test_arrival_feeds_an_uplink_still_in_startup, teardown),
 		cmocka_unit_test_teardown(test_arrival_spreads_over_equal_uplinks, teardown),
 		cmocka_unit_test_teardown(test_queue_target_grows_with_the_delay_spread, teardown),
 		cmocka_unit_test_teardown(test_default_skips_an_uplink_with_a_full_window, teardown),
