@@ -248,33 +248,43 @@ bool wb_sched_capacity_known(const struct wb_bond *b)
 	return false;
 }
 
+/* Whether u is one the spread counts: usable, with an RTT measured. */
+static bool has_path_rtt(const struct wb_uplink *u)
+{
+	return wb_uplink_usable(u) && u->rec && u->rtt.has_sample;
+}
+
+/* The lowest path RTT of the uplinks the policy uses; UINT64_MAX if none has one. */
+static uint64_t lowest_path_rtt_ns(const struct wb_bond *b)
+{
+	uint64_t lo = UINT64_MAX;
+	uint16_t mask = wb_sched_uplinks(b);
+
+	for (int i = 0; i < WB_MAX_UPLINKS; i++)
+		if ((mask & (1u << i)) && has_path_rtt(&b->uplinks[i]) && path_rtt_ns(&b->uplinks[i]) < lo)
+			lo = path_rtt_ns(&b->uplinks[i]);
+	return lo;
+}
+
 /* Half of u's path RTT above the lowest of the bond's uplinks: how much later its packets arrive. */
 uint64_t wb_sched_delay_gap_ns(const struct wb_bond *b, const struct wb_uplink *u)
 {
-	uint64_t lo = path_rtt_ns(u);
-	uint16_t mask = wb_sched_uplinks(b);
+	uint64_t lo = lowest_path_rtt_ns(b), own = path_rtt_ns(u);
 
-	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
-		const struct wb_uplink *v = &b->uplinks[i];
-
-		if ((mask & (1u << i)) && wb_uplink_usable(v) && v->rec && v->rtt.has_sample && path_rtt_ns(v) < lo)
-			lo = path_rtt_ns(v);
-	}
-	return (path_rtt_ns(u) - lo) / 2;
+	return own > lo ? (own - lo) / 2 : 0;
 }
 
 uint64_t wb_sched_delay_spread_ns(const struct wb_bond *b, uint64_t most)
 {
-	uint64_t lo = UINT64_MAX, total = 0, spread = 0;
+	uint64_t lo = lowest_path_rtt_ns(b), total = 0, spread = 0;
 	uint16_t mask = wb_sched_uplinks(b), with_rtt = 0;
 
 	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
 		const struct wb_uplink *u = &b->uplinks[i];
 
-		if (!(mask & (1u << i)) || !wb_uplink_usable(u) || !u->rec || !u->rtt.has_sample)
+		if (!(mask & (1u << i)) || !has_path_rtt(u))
 			continue;
 		with_rtt |= (uint16_t)(1u << i);
-		lo = path_rtt_ns(u) < lo ? path_rtt_ns(u) : lo;
 		total += wb_sched_delivery_rate(u);
 	}
 	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
