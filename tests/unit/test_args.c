@@ -346,6 +346,18 @@ static void test_overhead(void **state)
 	parse_fails(ARGV("a", "b", "overhead", "24b"), "overhead", "'24b'");
 }
 
+static void test_mtu(void **state)
+{
+	struct linkem_args a;
+
+	(void)state;
+	parse_ok(&a, ARGV("a", "b", "a2b", "mtu", "1300"));
+	assert_int_equal(a2b(&a)->mtu, 1300);
+	assert_int_equal(a.dir[1].link.mtu, 0);
+	parse_fails(ARGV("a", "b", "mtu", "67"), "mtu", "'67'");
+	parse_fails(ARGV("a", "b", "mtu", "65536"), "mtu", "'65536'");
+}
+
 static void test_rate_unlimited_counts_as_set(void **state)
 {
 	struct linkem_args a;
@@ -510,6 +522,7 @@ int main(void)
 		cmocka_unit_test(test_limit_forms),
 		cmocka_unit_test(test_bad_limits),
 		cmocka_unit_test(test_overhead),
+		cmocka_unit_test(test_mtu),
 		cmocka_unit_test(test_rate_unlimited_counts_as_set),
 		cmocka_unit_test(test_seed),
 		cmocka_unit_test(test_bad_seed),

@@ -82,6 +82,25 @@ static void test_packet_limit_drops_the_fourth(void **state)
 	linkdir_free(&d);
 }
 
+/* An MTU black hole: a packet over the mtu vanishes, counted, and takes no room in the queue. */
+static void test_mtu_drops_larger_packets(void **state)
+{
+	struct linkdir_params p = params(10 * MBIT, 0, packets(2));
+	struct linkdir d;
+
+	(void)state;
+	p.mtu = 1300;
+	init(&d, &p, 1);
+	assert_int_equal(linkdir_enqueue(&d, 0, 1301, pkt(0)), LINKDIR_DROP_MTU);
+	assert_int_equal(linkdir_enqueue(&d, 0, 1300, pkt(1)), LINKDIR_QUEUED);
+	assert_int_equal(linkdir_enqueue(&d, 0, 1500, pkt(2)), LINKDIR_DROP_MTU);
+	assert_int_equal(linkdir_enqueue(&d, 0, 40, pkt(3)), LINKDIR_QUEUED);
+	assert_int_equal(d.stats.mtu_drops, 2);
+	assert_int_equal(d.stats.queue_drops, 0);
+	assert_int_equal(linkdir_held(&d), 2);
+	linkdir_free(&d);
+}
+
 static void test_byte_limit(void **state)
 {
 	struct linkdir_params p = params(10 * MBIT, 0, (struct queue_limit){ LIMIT_BYTES, 4000 });
@@ -564,6 +583,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_packet_limit_drops_the_fourth),
 		cmocka_unit_test(test_byte_limit),
+		cmocka_unit_test(test_mtu_drops_larger_packets),
 		cmocka_unit_test(test_byte_limit_counts_overhead),
 		cmocka_unit_test(test_time_limit_50ms_at_10mbit_is_62500_bytes),
 		cmocka_unit_test(test_time_limit_in_trace_mode_uses_the_trace_mean_rate),

@@ -24,6 +24,7 @@ const char linkem_usage[] =
 	"                         drop-tail queue: 100p packets, 64kb bytes, 50ms of the rate\n"
 	"  trace FILE             Mahimahi trace of delivery opportunities, looped\n"
 	"  overhead BYTES         per-packet bytes added on the bottleneck (link framing)\n"
+	"  mtu BYTES              larger IP packets vanish, without ICMP (an MTU black hole)\n"
 	"  seed N                 random seed (default: printed at start)\n"
 	"Counters go to stdout on SIGUSR1 and on exit.\n";
 
@@ -125,7 +126,7 @@ static int parse_loss(struct cursor *c, struct loss_params *lp)
 }
 
 /* One parsed PARAM, applied afterwards to every direction in scope. */
-enum param_field { P_RATE, P_DELAY, P_JITTER, P_REORDER, P_LOSS, P_LIMIT, P_OVERHEAD, P_TRACE };
+enum param_field { P_RATE, P_DELAY, P_JITTER, P_REORDER, P_LOSS, P_LIMIT, P_OVERHEAD, P_MTU, P_TRACE };
 
 struct param_value {
 	enum param_field field;
@@ -155,6 +156,10 @@ static int parse_valued(struct cursor *c, const char *key, const char *v, struct
 		out->field = P_OVERHEAD;
 		if (units_parse_uint(v, 65535, &out->u))
 			return fail(c, "overhead: '%s' is not a byte count from 0 to 65535", v);
+	} else if (!strcmp(key, "mtu")) {
+		out->field = P_MTU;
+		if (units_parse_uint(v, 65535, &out->u) || out->u < 68)
+			return fail(c, "mtu: '%s' is not a packet size from 68 to 65535", v);
 	} else {
 		out->field = P_TRACE;
 		out->path = v;
@@ -164,7 +169,7 @@ static int parse_valued(struct cursor *c, const char *key, const char *v, struct
 
 static int parse_param(struct cursor *c, const char *key, struct param_value *out)
 {
-	static const char *const valued[] = { "rate", "delay", "jitter", "limit", "overhead", "trace", NULL };
+	static const char *const valued[] = { "rate", "delay", "jitter", "limit", "overhead", "mtu", "trace", NULL };
 	const char *v;
 
 	if (!strcmp(key, "reorder")) {
@@ -206,6 +211,9 @@ static void apply_param(struct linkem_dir_args *d, const struct param_value *v)
 		break;
 	case P_OVERHEAD:
 		d->link.overhead = (uint32_t)v->u;
+		break;
+	case P_MTU:
+		d->link.mtu = (uint32_t)v->u;
 		break;
 	case P_TRACE:
 		d->trace_path = v->path;

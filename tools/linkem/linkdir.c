@@ -201,6 +201,10 @@ enum linkdir_verdict linkdir_enqueue(struct linkdir *d, uint64_t now, uint32_t b
 
 	d->stats.in_pkts++;
 	d->stats.in_bytes += bytes;
+	if (d->params.mtu && bytes > d->params.mtu) {
+		d->stats.mtu_drops++;
+		return LINKDIR_DROP_MTU;
+	}
 	queue_advance(d, now);
 	if (!queue_admits(d, wire)) {
 		d->stats.queue_drops++;

@@ -43,6 +43,7 @@ struct linkdir_params {
 	struct loss_params loss;
 	struct queue_limit limit;
 	uint32_t overhead;    /* bytes added to each packet's size on the bottleneck */
+	uint32_t mtu;         /* 0: none; a larger packet vanishes, as on a path that drops it without a word */
 	const struct trace *trace; /* set: trace mode (rate_bps unused) */
 };
 
@@ -52,6 +53,7 @@ struct linkdir_stats {
 	uint64_t loss_drops;
 	uint64_t queue_drops;
 	uint64_t overflow_drops; /* LINKDIR_MAX_PACKETS reached */
+	uint64_t mtu_drops;      /* larger than the mtu parameter */
 	uint64_t max_queue_pkts, max_queue_bytes;
 	uint64_t max_queue_delay_ns; /* longest wait before a packet started to leave */
 };
@@ -61,6 +63,7 @@ enum linkdir_verdict {
 	LINKDIR_DROP_LOSS,
 	LINKDIR_DROP_QUEUE,
 	LINKDIR_DROP_OVERFLOW,
+	LINKDIR_DROP_MTU,
 };
 
 struct linkdir_departure {

@@ -109,8 +109,11 @@ static void describe_direction(const struct emu *e, int k)
 	if (p->loss.kind == LOSS_GILBERT_ELLIOTT)
 		printf(" (gemodel p %g r %g 1-h %g 1-k %g)", p->loss.p, p->loss.r, p->loss.loss_bad,
 		       p->loss.loss_good);
-	printf(" limit %llu%s overhead %u\n", (unsigned long long)p->limit.value,
-	       limit_unit[p->limit.kind], p->overhead);
+	printf(" limit %llu%s overhead %u", (unsigned long long)p->limit.value, limit_unit[p->limit.kind],
+	       p->overhead);
+	if (p->mtu)
+		printf(" mtu %u", p->mtu);
+	printf("\n");
 }
 
 static void print_stats(const struct emu *e)
@@ -121,7 +124,7 @@ static void print_stats(const struct emu *e)
 		printf("%s in_pkts=%llu in_bytes=%llu out_pkts=%llu out_bytes=%llu loss_drops=%llu "
 		       "queue_drops=%llu overflow_drops=%llu rx_truncated=%llu tx_errors=%llu "
 		       "max_queue_pkts=%llu max_queue_bytes=%llu max_queue_ms=%.3f "
-		       "late_avg_us=%.1f late_max_us=%.1f\n",
+		       "late_avg_us=%.1f late_max_us=%.1f mtu_drops=%llu\n",
 		       dir_name[k], (unsigned long long)s->in_pkts, (unsigned long long)s->in_bytes,
 		       (unsigned long long)s->out_pkts, (unsigned long long)s->out_bytes,
 		       (unsigned long long)s->loss_drops, (unsigned long long)s->queue_drops,
@@ -131,7 +134,7 @@ static void print_stats(const struct emu *e)
 		       (unsigned long long)s->max_queue_pkts, (unsigned long long)s->max_queue_bytes,
 		       s->max_queue_delay_ns / 1e6,
 		       e->late[k].count ? (double)e->late[k].sum_ns / (double)e->late[k].count / 1e3 : 0.0,
-		       e->late[k].max_ns / 1e3);
+		       e->late[k].max_ns / 1e3, (unsigned long long)s->mtu_drops);
 	}
 	fflush(stdout);
 }
