@@ -22,6 +22,7 @@
 #define HOLD_MARGIN_NS 200000000ULL
 #define BOND_RTO_MIN_NS 200000000ULL
 #define BOND_RTO_MAX_BACKOFF 6
+#define PMTU_MIN_TIMEOUT_NS 100000000ULL
 
 void wb_bond_log(const struct wb_bond *b, enum wb_log_level level, const struct wb_uplink *u, const char *fmt, ...)
 {
@@ -68,6 +69,7 @@ static int uplink_start(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
 		return -ENOMEM;
 	}
 	u->bond = b;
+	wb_pmtu_init(&u->pmtu, (uint32_t)DATA_HEADER + b->max_body + WB_TAG_LEN);
 	u->cc.ops = b->cc_ops;
 	u->cc.ops->init(&u->cc, b->max_body + (uint32_t)DATA_HEADER + WB_TAG_LEN, 0, now);
 	wb_ackgen_init(&u->ackgen);
@@ -167,6 +169,9 @@ void wb_bond_uplink_transition(struct wb_bond *b, struct wb_uplink *u, enum wb_u
 	}
 	if (to == WB_UPLINK_UP)
 		u->ever_up = true;
+	/* Up after down (or for the first time): maybe another path, whose size is not known yet. */
+	if (to == WB_UPLINK_UP && from != WB_UPLINK_STALE)
+		wb_pmtu_restart(&u->pmtu, now);
 	wb_device_timers_changed(b->dev);
 	wb_bond_log(b, to == WB_UPLINK_UP || to == WB_UPLINK_DOWN ? WB_LOG_NOTICE : WB_LOG_INFO, u, "%s -> %s (%s)",
 		    wb_uplink_state_name(from), wb_uplink_state_name(to), why);
@@ -268,6 +273,8 @@ static struct wb_uplink *uplink_for_rx(struct wb_bond *b, uint8_t id, const stru
 		if (u->available)
 			u->c.endpoint_changes++;
 		wb_bond_log(b, WB_LOG_INFO, u, "endpoint %s -> %s", was, is);
+		if (u->available && u->state == WB_UPLINK_UP)
+			wb_pmtu_restart(&u->pmtu, now); /* another path, perhaps */
 		u->endpoint = *from;
 		if (!u->available)
 			u->available_since_ns = now;
@@ -336,6 +343,26 @@ static bool on_data_frame(struct wb_bond *b, struct wb_uplink *u, const struct w
 	return taken;
 }
 
+/* A search ended: said when it changed what the path takes. */
+static void log_pmtu_found(const struct wb_bond *b, const struct wb_uplink *u, uint32_t before)
+{
+	wb_bond_log(b, u->pmtu.settled != before ? WB_LOG_NOTICE : WB_LOG_DEBUG, u,
+		    "path mtu: datagrams of %u bytes pass (IP packets of %u)%s", u->pmtu.settled,
+		    wb_uplink_max_packet(u), u->pmtu.settled < u->pmtu.max ? ", larger ones do not" : "");
+}
+
+void wb_bond_check_black_hole(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
+{
+	uint32_t was = u->pmtu.size;
+
+	if (!wb_pmtu_check_black_hole(&u->pmtu, now, u->tx_pn))
+		return;
+	u->c.pmtu_black_holes++;
+	wb_bond_log(b, WB_LOG_NOTICE, u, "datagrams of %u bytes vanish while small ones pass: down to %u, searching", was,
+		    u->pmtu.size);
+	wb_device_timers_changed(b->dev);
+}
+
 static void on_ack_frame(struct wb_bond *b, struct wb_uplink *u, const struct wb_ack *ack, uint64_t now)
 {
 	struct wb_recovery_events ev = wb_bond_recovery_events(b, u);
@@ -345,6 +372,18 @@ static void on_ack_frame(struct wb_bond *b, struct wb_uplink *u, const struct wb
 		u->c.bad_acks++; /* it names packets never sent: taken as it stands, it would lose all in flight */
 	else if (rc > 0)
 		uplink_acked(b, u, now);
+	wb_bond_check_black_hole(b, u, now);
+}
+
+static void on_pmtu_ack(struct wb_bond *b, struct wb_uplink *u, uint16_t size, uint64_t now)
+{
+	bool searching = u->pmtu.searching;
+	uint32_t settled = u->pmtu.settled;
+
+	wb_pmtu_on_answer(&u->pmtu, size, now);
+	if (searching && !u->pmtu.searching)
+		log_pmtu_found(b, u, settled);
+	wb_device_timers_changed(b->dev);
 }
 
 /* Entries about to leave the send buffer: their holders carry one copy less to account for. */
@@ -379,6 +418,7 @@ struct after_frames {
 	bool refused;         /* a data frame found no room */
 	bool probed;          /* a probe, answered last (probe) */
 	struct wb_probe probe;
+	bool pmtu_probed;     /* a path MTU probe: answered with the size it came in */
 };
 
 static void act_on_frame(struct wb_bond *b, struct wb_uplink *u, const struct wb_frame *f, uint64_t now,
@@ -403,6 +443,12 @@ static void act_on_frame(struct wb_bond *b, struct wb_uplink *u, const struct wb
 		break;
 	case WB_FRAME_UPLINK_INFO:
 		on_uplink_info(b, u, &f->uplink_info);
+		break;
+	case WB_FRAME_PMTU_PROBE:
+		after->pmtu_probed = true;
+		break;
+	case WB_FRAME_PMTU_ACK:
+		on_pmtu_ack(b, u, f->pmtu_size, now);
 		break;
 	case WB_FRAME_CLOSE:
 		after->closed = true;
@@ -448,6 +494,8 @@ void wb_bond_on_data(struct wb_bond *b, uint64_t now, unsigned sock, const struc
 	/* The answer to a probe goes after, so its ack names the probe's own packet. */
 	if (after.probed)
 		wb_bond_send_probe_ack(b, u, &after.probe, now);
+	if (after.pmtu_probed)
+		wb_bond_send_pmtu_ack(b, u, (uint16_t)(len + DATA_HEADER + WB_TAG_LEN), now);
 	wb_bond_push(b, now);
 	/* After what could go out went: is the bond held up, and can an idle uplink help? */
 	if (b->bond_ack_seen) {
@@ -561,6 +609,34 @@ static void tick_liveness(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
 		wb_bond_uplink_transition(b, u, WB_UPLINK_DOWN, now, why);
 }
 
+/* How long a path MTU probe's answer may take: a probe timeout, and never under 100 ms (1 s before an RTT is known). */
+static uint64_t pmtu_timeout(const struct wb_uplink *u)
+{
+	uint64_t t = u->rtt.has_sample ? wb_recovery_pto(&u->rtt) : 1000000000ULL;
+
+	return t > PMTU_MIN_TIMEOUT_NS ? t : PMTU_MIN_TIMEOUT_NS;
+}
+
+static void tick_pmtu(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
+{
+	bool later_acked = u->rec->has_acked && u->rec->largest_acked > u->pmtu.probe_pn;
+	bool searching = u->pmtu.searching;
+	uint32_t settled = u->pmtu.settled, size = 0;
+
+	switch (wb_pmtu_tick(&u->pmtu, now, pmtu_timeout(u), later_acked, &size)) {
+	case WB_PMTU_PROBE:
+		wb_bond_send_pmtu_probe(b, u, size, now);
+		break;
+	case WB_PMTU_NUDGE:
+		wb_bond_send_probe(b, u, now); /* its answer tells whether the path carries anything now */
+		break;
+	case WB_PMTU_WAIT:
+		break;
+	}
+	if (searching && !u->pmtu.searching)
+		log_pmtu_found(b, u, settled);
+}
+
 static void tick_uplink(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
 {
 	struct wb_recovery_events ev = wb_bond_recovery_events(b, u);
@@ -571,8 +647,11 @@ static void tick_uplink(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
 			wb_bond_uplink_transition(b, u, WB_UPLINK_STALE, now, "nothing acked for two probe timeouts");
 		if (b->current)
 			wb_bond_send_probe(b, u, now); /* something must elicit an ack */
+		wb_bond_check_black_hole(b, u, now);
 	}
 	tick_liveness(b, u, now);
+	if (b->current && u->state == WB_UPLINK_UP)
+		tick_pmtu(b, u, now);
 }
 
 void wb_bond_tick(struct wb_bond *b, uint64_t now)
@@ -610,6 +689,8 @@ static uint64_t uplink_deadline(const struct wb_bond *b, const struct wb_uplink 
 	else if (u->state == WB_UPLINK_STALE || u->state == WB_UPLINK_PROBING)
 		due = min_u64(due, since + t->uplink_timeout_ns + 1);
 	due = min_u64(due, wb_recovery_deadline(u->rec, &u->rtt));
+	if (b->current && u->state == WB_UPLINK_UP)
+		due = min_u64(due, wb_pmtu_deadline(&u->pmtu));
 	if (u->ackgen.deadline_ns)
 		due = min_u64(due, u->ackgen.deadline_ns);
 	return due;
@@ -793,6 +874,22 @@ uint64_t wb_bond_session_born(const struct wb_bond *b)
 const struct wb_uplink *wb_bond_uplink(const struct wb_bond *b, unsigned i)
 {
 	return i < WB_MAX_UPLINKS && b->uplinks[i].exists ? &b->uplinks[i] : NULL;
+}
+
+uint32_t wb_bond_path_max_packet(const struct wb_bond *b)
+{
+	uint32_t smallest = 0;
+
+	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
+		const struct wb_uplink *u = &b->uplinks[i];
+		uint32_t settled = u->pmtu.settled;
+
+		if (!wb_uplink_usable(u) || settled <= WB_TUNNEL_BYTES_INSIDE_UDP)
+			continue;
+		if (!smallest || settled - WB_TUNNEL_BYTES_INSIDE_UDP < smallest)
+			smallest = settled - WB_TUNNEL_BYTES_INSIDE_UDP;
+	}
+	return smallest;
 }
 
 uint64_t wb_bond_memory(const struct wb_bond *b)

@@ -103,6 +103,8 @@ void wb_bond_uplink_transition(struct wb_bond *b, struct wb_uplink *u, enum wb_u
 			       const char *why);
 void wb_bond_log(const struct wb_bond *b, enum wb_log_level level, const struct wb_uplink *u, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* After acks or losses on u: a path MTU black hole? Then its size is lowered and a search begins. */
+void wb_bond_check_black_hole(struct wb_bond *b, struct wb_uplink *u, uint64_t now);
 /* How long the receiver waits for a gap: from the tuning, or from the uplinks' RTTs. */
 uint64_t wb_bond_hold_ns(const struct wb_bond *b);
 
@@ -124,6 +126,10 @@ void wb_bond_transmit(struct wb_bond *b, struct wb_uplink *u, const uint8_t *dat
 void wb_bond_send_probe(struct wb_bond *b, struct wb_uplink *u, uint64_t now);
 void wb_bond_send_probe_ack(struct wb_bond *b, struct wb_uplink *u, const struct wb_probe *probe, uint64_t now);
 void wb_bond_send_close(struct wb_bond *b, struct wb_uplink *u, uint64_t now);
+/* A path MTU probe: a datagram of size bytes, padded. */
+void wb_bond_send_pmtu_probe(struct wb_bond *b, struct wb_uplink *u, uint32_t size, uint64_t now);
+/* Its answer: the size of the datagram it came in. */
+void wb_bond_send_pmtu_ack(struct wb_bond *b, struct wb_uplink *u, uint16_t size, uint64_t now);
 /* The next time the push loop has work that only pacing holds back, UINT64_MAX if none. */
 uint64_t wb_bond_pacing_wake(const struct wb_bond *b, uint64_t now);
 /* Where acked and lost packets of an uplink go: the send buffer. */

@@ -47,22 +47,31 @@ static void pace(struct wb_uplink *u, uint64_t now, uint32_t bytes)
 	u->next_send_ns = start + (uint64_t)bytes * 1000000000ULL / rate;
 }
 
+/* The largest body a datagram on u may hold: the bond's, or less where its path carries less. */
+static size_t body_room(const struct wb_bond *b, const struct wb_uplink *u)
+{
+	size_t path = u->pmtu.size - DATA_HEADER - WB_TAG_LEN;
+
+	return path < b->max_body ? path : b->max_body;
+}
+
 /* Adds the uplink's ack and the bond ack to a body when they are waiting and fit. */
 static size_t add_acks(struct wb_bond *b, struct wb_uplink *u, uint8_t *body, size_t n, uint64_t now)
 {
+	size_t room = body_room(b, u);
 	struct wb_ack ack;
 	struct wb_bond_ack back;
 
 	if (wb_ackgen_pending(&u->ackgen)) {
 		wb_ackgen_build(&u->ackgen, now, &ack);
-		if (n + wb_frame_ack_len(&ack) <= b->max_body) {
+		if (n + wb_frame_ack_len(&ack) <= room) {
 			n += wb_frame_put_ack(body + n, &ack);
 			wb_ackgen_sent(&u->ackgen);
 		}
 	}
 	if (b->bond_ack_pending) {
 		wb_reorder_ack(&b->rcv, &back);
-		if (n + wb_frame_bond_ack_len(&back) <= b->max_body) {
+		if (n + wb_frame_bond_ack_len(&back) <= room) {
 			n += wb_frame_put_bond_ack(body + n, &back);
 			b->bond_ack_pending = false;
 		}
@@ -149,6 +158,26 @@ static bool window_open(const struct wb_bond *b, uint32_t len)
 	return after <= b->tuning.send_buffer && after <= b->peer_rwnd;
 }
 
+/*
+ * A packet that no uplink the policy may use can carry, with none of them
+ * still searching for more: it would wait forever. It is dropped, as a
+ * router drops what its next hop cannot carry, and counted.
+ */
+static bool too_big(const struct wb_bond *b, uint32_t len)
+{
+	uint16_t mask = wb_sched_uplinks(b);
+
+	if (!mask)
+		return false; /* no uplink at all: it waits for one */
+	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
+		const struct wb_uplink *u = &b->uplinks[i];
+
+		if ((mask & (1u << i)) && (len <= wb_uplink_max_packet(u) || u->pmtu.searching))
+			return false;
+	}
+	return true;
+}
+
 /* Resends the lowest DSN queued, if an uplink takes it now; else says which uplinks it waits for. */
 static bool resend_one(struct wb_bond *b, uint64_t now, uint16_t *reserved)
 {
@@ -166,7 +195,14 @@ static bool resend_one(struct wb_bond *b, uint64_t now, uint16_t *reserved)
 			break;
 		wb_sndbuf_pop_retx(&b->snd); /* a copy went out since it was queued (a reinjection) */
 	}
-	u = wb_sched_pick_resend(b, e->len + 64, now, e->lost_on, reserved);
+	if (too_big(b, e->len)) {
+		/* As good as delivered for us; the peer's reorder buffer skips it after its hold time. */
+		wb_sndbuf_pop_retx(&b->snd);
+		e->flags |= WB_SND_DELIVERED;
+		b->c.too_big_drops++;
+		return true;
+	}
+	u = wb_sched_pick_resend(b, e->len + WB_SCHED_OVERHEAD, now, e->lost_on, reserved);
 	if (!u)
 		return false;
 	wb_sndbuf_pop_retx(&b->snd);
@@ -206,9 +242,18 @@ static bool send_new(struct wb_bond *b, uint64_t now, uint16_t reserved)
 	struct wb_uplink *u;
 	uint64_t dsn;
 
-	if (!head || !window_open(b, head->len))
+	if (!head)
 		return false;
-	u = decide(b, head->len + 64, now, reserved);
+	if (too_big(b, head->len)) {
+		if (wb_txq_pop(&b->txq, now, &b->pool, &e)) {
+			wb_pktbuf_put(&b->pool, e.data);
+			b->c.too_big_drops++;
+		}
+		return true;
+	}
+	if (!window_open(b, head->len))
+		return false;
+	u = decide(b, head->len + WB_SCHED_OVERHEAD, now, reserved);
 	if (!u)
 		return false;
 	b->txq.codel.target_ns = wb_sched_queue_target_ns(b);
@@ -225,7 +270,7 @@ static bool send_new(struct wb_bond *b, uint64_t now, uint16_t reserved)
 	wb_bond_send_dsn(b, u, dsn, now, WB_SEND_NEW);
 	b->send_left -= b->send_left < e.len ? b->send_left : e.len;
 	if (b->sched->redundant)
-		send_copies(b, u, dsn, e.len + 64, now);
+		send_copies(b, u, dsn, e.len + WB_SCHED_OVERHEAD, now);
 	return true;
 }
 
@@ -264,7 +309,7 @@ void wb_bond_push(struct wb_bond *b, uint64_t now)
 		struct wb_uplink *u = &b->uplinks[i];
 
 		/* Free to send a full packet, and given nothing: what it delivers now understates it. */
-		if (wb_sched_can_send(u, b->max_body + 64, now))
+		if (wb_sched_can_send(u, wb_sched_full_packet(u), now))
 			wb_recovery_note_app_limited(u->rec);
 		if (u->exists && u->available && wb_ackgen_due(&u->ackgen, now))
 			send_ack(b, u, now);
@@ -329,6 +374,26 @@ void wb_bond_send_probe(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
 	wb_device_timers_changed(b->dev);
 }
 
+void wb_bond_send_pmtu_probe(struct wb_bond *b, struct wb_uplink *u, uint32_t size, uint64_t now)
+{
+	uint64_t pn = u->tx_pn;
+
+	/* Not in flight: its loss is the path's size, not congestion, and the window does not wait for it. */
+	if (seal_and_send(b, u, wb_frame_put_pmtu_probe(b->scratch + DATA_HEADER, size - DATA_HEADER - WB_TAG_LEN), now,
+			  WB_NO_DSN, false, false) < 0)
+		return;
+	wb_pmtu_probe_sent(&u->pmtu, pn);
+	u->c.pmtu_probes++;
+}
+
+void wb_bond_send_pmtu_ack(struct wb_bond *b, struct wb_uplink *u, uint16_t size, uint64_t now)
+{
+	uint8_t *body = b->scratch + DATA_HEADER;
+	size_t n = wb_frame_put_pmtu_ack(body, size);
+
+	seal_and_send(b, u, add_acks(b, u, body, n, now), now, WB_NO_DSN, false, false);
+}
+
 void wb_bond_send_probe_ack(struct wb_bond *b, struct wb_uplink *u, const struct wb_probe *probe, uint64_t now)
 {
 	uint8_t *body = b->scratch + DATA_HEADER;
@@ -362,6 +427,7 @@ static void on_acked(void *ctx, const struct wb_sent *p)
 	struct wb_uplink *u = ctx;
 	struct wb_sndbuf_entry *e = p->dsn == WB_NO_DSN ? NULL : wb_sndbuf_get(&u->bond->snd, p->dsn);
 
+	wb_pmtu_on_acked(&u->pmtu, p->bytes, p->pn);
 	if (!e)
 		return;
 	/* The datagram reached the peer: so did its DSN, whatever its bond ack says yet. */
@@ -374,6 +440,7 @@ static void on_lost(void *ctx, const struct wb_sent *p)
 	struct wb_uplink *u = ctx;
 	struct wb_sndbuf_entry *e = p->dsn == WB_NO_DSN ? NULL : wb_sndbuf_get(&u->bond->snd, p->dsn);
 
+	wb_pmtu_on_lost(&u->pmtu, p->bytes, p->pn);
 	if (!e)
 		return;
 	drop_holder(u, e);

@@ -21,6 +21,8 @@ struct wb_uplink_counters {
 	uint64_t reinjected;                 /* copies it carried of what slower or gone uplinks held */
 	uint64_t penalties;                  /* its window halved for holding up the bond */
 	uint64_t bad_acks;                   /* ack frames naming packets never sent on it: refused */
+	uint64_t pmtu_probes;                /* padded probes of its path MTU */
+	uint64_t pmtu_black_holes;           /* big datagrams vanished while small ones passed: its size lowered */
 };
 
 struct wb_bond_counters {
@@ -53,6 +55,7 @@ struct wb_bond_counters {
 	uint64_t closes_received;
 	uint64_t peer_restarts;      /* the peer came back as a new incarnation: the reliable layer started over */
 	uint64_t restart_drops;      /* packets given up then: sent and unacknowledged, or held for reordering */
+	uint64_t too_big_drops;      /* an IP packet larger than any usable uplink's path carries */
 };
 
 struct wb_device_counters {

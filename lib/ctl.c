@@ -74,6 +74,8 @@ static const struct attr_rule uplink_rules[WB_CTL_U_COUNT] = {
 	[WB_CTL_U_COUNTERS] = { MNL_TYPE_NESTED, 0 },
 	[WB_CTL_U_SOURCE] = { MNL_TYPE_NUL_STRING, 64 },
 	[WB_CTL_U_FWMARK] = { MNL_TYPE_U32, 0 },
+	[WB_CTL_U_PMTU] = { MNL_TYPE_U32, 0 },
+	[WB_CTL_U_PMTU_SEARCHING] = { MNL_TYPE_U8, 0 },
 };
 
 static const struct attr_rule event_rules[WB_CTL_E_MAX_ATTR] = {

@@ -93,6 +93,8 @@ enum wb_ctl_uplink_attr {
 	WB_CTL_U_COUNTERS,    /* nested: uplink counters, WB_CTL_UPLINK_COUNTERS order */
 	WB_CTL_U_SOURCE,      /* string: the source address (and :port) it binds to (ADD_UPLINK) */
 	WB_CTL_U_FWMARK,      /* u32: its packets' mark, 1.. (ADD_UPLINK) */
+	WB_CTL_U_PMTU,        /* u32: the largest datagram (UDP payload) its path carries, as found */
+	WB_CTL_U_PMTU_SEARCHING, /* u8: 1 while it probes for its path's size */
 	WB_CTL_U_COUNT
 };
 
@@ -131,12 +133,12 @@ enum wb_ctl_event {
 	X(opp_reinject) X(opp_reinject_bytes) X(penalised) X(redundant_copies) X(rx_duplicates)          \
 	X(rx_beyond_window) X(reorder_skips) X(reorder_held_max) X(handshakes_sent) X(handshakes_completed) \
 	X(handshakes_refused) X(rekeys) X(cookies_received) X(closes_received) X(peer_restarts)            \
-	X(restart_drops)
+	X(restart_drops) X(too_big_drops)
 
 #define WB_CTL_UPLINK_COUNTERS(X)                                                                       \
 	X(tx_packets) X(tx_bytes) X(rx_packets) X(rx_bytes) X(tx_ip_packets) X(rx_ip_packets)             \
 	X(probes_sent) X(probe_acks) X(endpoint_changes) X(went_down) X(data_packets) X(retransmits)     \
-	X(acks_sent) X(reinjected) X(penalties) X(bad_acks)
+	X(acks_sent) X(reinjected) X(penalties) X(bad_acks) X(pmtu_probes) X(pmtu_black_holes)
 
 #define WB_CTL_COUNT_ONE(f) +1
 enum { WB_CTL_N_BOND_COUNTERS = 0 WB_CTL_BOND_COUNTERS(WB_CTL_COUNT_ONE),

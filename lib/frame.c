@@ -102,6 +102,20 @@ size_t wb_frame_put_probe_ack(uint8_t *p, const struct wb_probe_ack *ack)
 	return WB_FRAME_PROBE_ACK_LEN;
 }
 
+size_t wb_frame_put_pmtu_probe(uint8_t *p, size_t len)
+{
+	p[0] = WB_FRAME_PMTU_PROBE;
+	memset(p + 1, WB_FRAME_PADDING, len - 1);
+	return len;
+}
+
+size_t wb_frame_put_pmtu_ack(uint8_t *p, uint16_t size)
+{
+	p[0] = WB_FRAME_PMTU_ACK;
+	wb_put_le16(p + 1, size);
+	return WB_FRAME_PMTU_ACK_LEN;
+}
+
 size_t wb_frame_put_close(uint8_t *p, uint8_t reason)
 {
 	p[0] = WB_FRAME_CLOSE;
@@ -239,6 +253,15 @@ int wb_frame_next(const uint8_t **pos, const uint8_t *end, struct wb_frame *f)
 		break;
 	case WB_FRAME_UPLINK_INFO:
 		rc = parse_uplink_info(p, avail, f, &used);
+		break;
+	case WB_FRAME_PMTU_PROBE:
+		used = WB_FRAME_PMTU_PROBE_LEN;
+		break;
+	case WB_FRAME_PMTU_ACK:
+		if (avail < WB_FRAME_PMTU_ACK_LEN)
+			return -EBADMSG;
+		f->pmtu_size = wb_get_le16(p + 1);
+		used = WB_FRAME_PMTU_ACK_LEN;
 		break;
 	case WB_FRAME_CLOSE:
 		if (avail < WB_FRAME_CLOSE_LEN)

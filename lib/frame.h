@@ -72,6 +72,7 @@ struct wb_frame {
 		struct wb_ack ack;
 		struct wb_bond_ack bond_ack;
 		uint8_t close_reason;
+		uint16_t pmtu_size; /* PMTU_ACK */
 	};
 };
 
@@ -79,6 +80,8 @@ struct wb_frame {
 #define WB_FRAME_PROBE_LEN (1 + (int)sizeof(struct wb_frame_probe))
 #define WB_FRAME_PROBE_ACK_LEN (1 + (int)sizeof(struct wb_frame_probe_ack))
 #define WB_FRAME_CLOSE_LEN 2
+#define WB_FRAME_PMTU_PROBE_LEN 1
+#define WB_FRAME_PMTU_ACK_LEN 3
 #define WB_FRAME_ACK_MAX_LEN (1 + 4 * 8 + 2 * 8 * (WB_ACK_MAX_RANGES - 1))
 #define WB_FRAME_BOND_ACK_MAX_LEN (1 + 3 * 8 + 2 * 8 * WB_BOND_ACK_MAX_SACKS)
 
@@ -87,6 +90,9 @@ void wb_frame_put_data_header(uint8_t *p, uint64_t dsn, size_t len);
 size_t wb_frame_put_probe(uint8_t *p, const struct wb_probe *probe);
 size_t wb_frame_put_probe_ack(uint8_t *p, const struct wb_probe_ack *ack);
 size_t wb_frame_put_close(uint8_t *p, uint8_t reason);
+/* A path MTU probe filling len bytes (at least 1): its frame, then padding. */
+size_t wb_frame_put_pmtu_probe(uint8_t *p, size_t len);
+size_t wb_frame_put_pmtu_ack(uint8_t *p, uint16_t size);
 /* At most 1 + 4 + WB_UPLINK_NAME_MAX bytes; a longer name is cut. */
 size_t wb_frame_put_uplink_info(uint8_t *p, const struct wb_uplink_info *info);
 /* The bytes wb_frame_put_ack and wb_frame_put_bond_ack will write. */

@@ -114,7 +114,7 @@ const char *wb_bond_scheduler(const struct wb_bond *b)
 
 bool wb_sched_can_send(const struct wb_uplink *u, uint32_t bytes, uint64_t now)
 {
-	return wb_uplink_usable(u) && u->rec && wb_recovery_can_send(u->rec) &&
+	return wb_uplink_usable(u) && u->rec && wb_sched_fits(u, bytes) && wb_recovery_can_send(u->rec) &&
 	       u->rec->bytes_in_flight + bytes <= u->cc.cwnd && now >= u->next_send_ns;
 }
 
@@ -212,8 +212,8 @@ static struct wb_uplink *first_arrival(struct wb_bond *b, uint16_t mask, uint32_
 		struct wb_uplink *u = &b->uplinks[i];
 		uint64_t t;
 
-		if (!(mask & (1u << i)) || !wb_uplink_usable(u) || !u->rec || !wb_recovery_can_send(u->rec) ||
-		    (ready && !wb_sched_can_send(u, bytes, now)))
+		if (!(mask & (1u << i)) || !wb_uplink_usable(u) || !u->rec || !wb_sched_fits(u, bytes) ||
+		    !wb_recovery_can_send(u->rec) || (ready && !wb_sched_can_send(u, bytes, now)))
 			continue;
 		t = wb_sched_arrival_ns(u, bytes, now);
 		/* On a tie, the one that can send now, else the lower id. */
@@ -325,6 +325,16 @@ uint16_t wb_sched_active(const struct wb_bond *b)
 	return active ? active : backups;
 }
 
+uint16_t wb_sched_fitting(const struct wb_bond *b, uint32_t bytes)
+{
+	uint16_t mask = 0;
+
+	for (int i = 0; i < WB_MAX_UPLINKS; i++)
+		if (b->uplinks[i].exists && wb_sched_fits(&b->uplinks[i], bytes))
+			mask |= (uint16_t)(1u << i);
+	return mask;
+}
+
 uint16_t wb_sched_uplinks(const struct wb_bond *b)
 {
 	return b->sched->uplinks ? b->sched->uplinks(b) : wb_sched_active(b);
@@ -367,13 +377,13 @@ struct wb_uplink *wb_sched_lowest_rtt(struct wb_bond *b, uint16_t mask)
 bool wb_sched_idle(const struct wb_uplink *u, uint32_t bytes)
 {
 	return wb_uplink_usable(u) && !u->backup && u->rec && !u->rec->timed_out && u->rtt.has_sample &&
-	       u->rec->bytes_in_flight + bytes <= u->cc.cwnd;
+	       wb_sched_fits(u, bytes) && u->rec->bytes_in_flight + bytes <= u->cc.cwnd;
 }
 
 struct wb_uplink *wb_sched_pick_resend(struct wb_bond *b, uint32_t bytes, uint64_t now, uint16_t avoid,
 				       uint16_t *reserved)
 {
-	uint16_t mask = wb_sched_uplinks(b), preferred = mask & (uint16_t)~avoid;
+	uint16_t mask = wb_sched_uplinks(b) & wb_sched_fitting(b, bytes), preferred = mask & (uint16_t)~avoid;
 	struct wb_uplink *u;
 
 	*reserved = 0;

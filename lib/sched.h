@@ -25,6 +25,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "uplink.h"
+
 struct wb_bond;
 struct wb_uplink;
 
@@ -73,7 +75,26 @@ bool wb_sched_rule(const struct wb_bond *b, uint32_t no_flag);
 
 /* ---- what policies share (sched.c) ---------------------------------------- */
 
-/* Whether u may send bytes now: usable, window room, pacing, packet numbers to track. */
+/*
+ * The bytes a packet of len counts for, wherever the scheduler weighs it:
+ * the packet, the tunnel's 39 bytes around it and room for acks riding
+ * along. Every "bytes" below is of this kind.
+ */
+#define WB_SCHED_OVERHEAD 64
+
+/* The path takes it: bytes of a packet no larger than u's path carries in one datagram. */
+static inline bool wb_sched_fits(const struct wb_uplink *u, uint32_t bytes)
+{
+	return bytes <= wb_uplink_max_packet(u) + WB_SCHED_OVERHEAD;
+}
+
+/* The bytes of the largest packet u's path carries. */
+static inline uint32_t wb_sched_full_packet(const struct wb_uplink *u)
+{
+	return wb_uplink_max_packet(u) + WB_SCHED_OVERHEAD;
+}
+
+/* Whether u may send bytes now: usable, its path takes them, window room, pacing, packet numbers to track. */
 bool wb_sched_can_send(const struct wb_uplink *u, uint32_t bytes, uint64_t now);
 /* Expected ns to deliver what u has in flight and bytes more: over its pacing rate, plus half its RTT. */
 uint64_t wb_sched_completion_ns(const struct wb_uplink *u, uint32_t bytes);
@@ -122,6 +143,8 @@ uint16_t wb_sched_active(const struct wb_bond *b);
 uint16_t wb_sched_uplinks(const struct wb_bond *b);
 /* Among mask, the uplink that can send bytes now and would deliver them first; NULL if none. */
 struct wb_uplink *wb_sched_earliest(struct wb_bond *b, uint16_t mask, uint32_t bytes, uint64_t now);
+/* The uplinks whose path takes bytes. */
+uint16_t wb_sched_fitting(const struct wb_bond *b, uint32_t bytes);
 /* Among mask, the usable uplink with the lowest smoothed RTT (sending now or not); NULL if none. */
 struct wb_uplink *wb_sched_lowest_rtt(struct wb_bond *b, uint16_t mask);
 /*

@@ -172,7 +172,7 @@ static struct wb_uplink *idle_uplink(struct wb_bond *b)
 	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
 		struct wb_uplink *u = &b->uplinks[i];
 
-		if ((mask & (1u << i)) && wb_sched_idle(u, b->max_body + 64) &&
+		if ((mask & (1u << i)) && wb_sched_idle(u, wb_sched_full_packet(u)) &&
 		    (!best || u->rtt.srtt_ns < best->rtt.srtt_ns))
 			best = u;
 	}

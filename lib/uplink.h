@@ -24,6 +24,7 @@
 #include "cookie.h"
 #include "counters.h"
 #include "endpoint.h"
+#include "pmtu.h"
 #include "wire.h"
 
 enum wb_uplink_state {
@@ -77,6 +78,7 @@ struct wb_uplink {
 	uint64_t next_send_ns;   /* pacing: the next packet may leave then */
 	uint64_t penalised_ns;   /* its window was last halved then (c.penalties says whether ever) */
 	uint32_t dsns_held;      /* send-buffer entries it carries a copy of (its bit in their holders) */
+	struct wb_pmtu pmtu;     /* the largest datagram its path carries */
 	/* Client: a cookie is bound to the source address, so each uplink keeps its own. */
 	struct wb_cookie_jar cookies;
 	struct wb_uplink_counters c;
@@ -88,6 +90,12 @@ const char *wb_uplink_state_name(enum wb_uplink_state s);
 static inline bool wb_uplink_usable(const struct wb_uplink *u)
 {
 	return u->exists && u->available && u->state == WB_UPLINK_UP;
+}
+
+/* The largest IP packet its path carries in one datagram. */
+static inline uint32_t wb_uplink_max_packet(const struct wb_uplink *u)
+{
+	return u->pmtu.size > WB_TUNNEL_BYTES_INSIDE_UDP ? u->pmtu.size - WB_TUNNEL_BYTES_INSIDE_UDP : 0;
 }
 
 void wb_rtt_sample(struct wb_rtt *r, uint64_t sample_ns);

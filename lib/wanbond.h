@@ -218,6 +218,13 @@ bool wb_bond_has_session(const struct wb_bond *b);
 uint64_t wb_bond_session_born(const struct wb_bond *b);
 /* The uplink in slot i (0..WB_MAX_UPLINKS-1), or NULL if none is there. */
 const struct wb_uplink *wb_bond_uplink(const struct wb_bond *b, unsigned i);
+/*
+ * The largest IP packet that the path of every usable uplink carries in one
+ * datagram, as their last path MTU searches found (an uplink still on its
+ * first search does not count); 0 if none has found one. A TUN device whose
+ * MTU follows it sizes inner packets for the smallest path.
+ */
+uint32_t wb_bond_path_max_packet(const struct wb_bond *b);
 const struct wb_device_counters *wb_device_counters(const struct wb_device *d);
 /* Bond i of the device (0..), NULL past the last. */
 struct wb_bond *wb_device_bond(const struct wb_device *d, unsigned i);

@@ -103,6 +103,8 @@ enum wb_frame_type {
 	WB_FRAME_UPLINK_INFO = 0x05, /* struct wb_frame_uplink_info, then the name */
 	WB_FRAME_ACK = 0x06,       /* varints: the packet numbers received on this uplink */
 	WB_FRAME_BOND_ACK = 0x07,  /* varints: the DSNs delivered and held, the receive window */
+	WB_FRAME_PMTU_PROBE = 0x08, /* a path MTU probe: padding makes the datagram the size probed */
+	WB_FRAME_PMTU_ACK = 0x09,  /* u16: the size of the datagram a path MTU probe arrived in */
 };
 
 /* Why a session ends (WB_FRAME_CLOSE). */

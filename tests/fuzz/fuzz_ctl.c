@@ -74,6 +74,7 @@ static const enum kind uplink_kinds[WB_CTL_U_COUNT] = {
 	[WB_CTL_U_LOSS_PPM] = K_U32,  [WB_CTL_U_CWND] = K_U64,       [WB_CTL_U_IN_FLIGHT] = K_U64,
 	[WB_CTL_U_PACING_RATE] = K_U64, [WB_CTL_U_COUNTERS] = K_NEST,
 	[WB_CTL_U_SOURCE] = K_STR,    [WB_CTL_U_FWMARK] = K_U32,
+	[WB_CTL_U_PMTU] = K_U32,      [WB_CTL_U_PMTU_SEARCHING] = K_U8,
 };
 
 static const enum kind event_kinds[WB_CTL_E_MAX_ATTR] = {

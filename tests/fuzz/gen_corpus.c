@@ -232,6 +232,12 @@ static void frame_seeds(void)
 	put("fuzz_frames", "probe_ack", b, n);
 	n = wb_frame_put_close(b, WB_CLOSE_SHUTDOWN);
 	put("fuzz_frames", "close", b, n);
+	/* A path MTU probe (answered with the size it came in) and an answer. */
+	n = wb_frame_put_pmtu_probe(b, 600);
+	put("fuzz_frames", "pmtu_probe", b, n);
+	n = wb_frame_put_pmtu_ack(b, 1472);
+	n += wb_frame_put_probe_ack(b + n, &ack);
+	put("fuzz_frames", "pmtu_ack", b, n);
 	/* Several, then padding and bytes after it. */
 	n = wb_frame_put_probe(b, &probe);
 	n += wb_frame_put_uplink_info(b + n, &info);

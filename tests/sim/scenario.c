@@ -9,6 +9,7 @@
  *   link NAME [backup] PARAM...   an uplink, with linkem's parameters
  *                                 (up = a2b, client to server; down = b2a)
  *   event TIME link NAME down|up  the link dies (everything in it lost) or returns
+ *   event TIME link NAME mtu N    from then on its packets above N bytes vanish (a path MTU black hole)
  *   app bulk up|down [start T] [stop T]
  *   app rr [request SIZE] [size SIZE] [think T] [start T] [stop T]
  *   app cbr up|down size SIZE interval T [start T] [stop T]
@@ -130,14 +131,24 @@ static int parse_event(struct sim_scenario *s, struct line *l)
 
 	if (s->n_events == SIM_MAX_EVENTS)
 		return fail(l, "more than %d events", SIM_MAX_EVENTS);
-	if (l->n != 5 || strcmp(l->w[2], "link") || (strcmp(l->w[4], "down") && strcmp(l->w[4], "up")))
-		return fail(l, "event: expected 'event TIME link NAME down|up'");
+	bool mtu = l->n == 6 && !strcmp(l->w[4], "mtu");
+
+	if (!mtu && (l->n != 5 || strcmp(l->w[2], "link") || (strcmp(l->w[4], "down") && strcmp(l->w[4], "up"))))
+		return fail(l, "event: expected 'event TIME link NAME down|up' or 'event TIME link NAME mtu N'");
 	if ((rc = time_of(l, l->w[1], &e->at)))
 		return rc;
 	e->link = find_link(s, l->w[3]);
 	if (e->link < 0)
 		return fail(l, "event: no link '%s' (links come first)", l->w[3]);
 	e->up = !strcmp(l->w[4], "up");
+	if (mtu) {
+		char *end;
+		unsigned long n = strtoul(l->w[5], &end, 10);
+
+		if (*end || n < 68 || n > 65535)
+			return fail(l, "event: mtu '%s' is not a packet size from 68 to 65535", l->w[5]);
+		e->mtu = (uint32_t)n;
+	}
 	s->n_events++;
 	return 0;
 }

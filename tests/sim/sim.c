@@ -585,6 +585,10 @@ static void run_events(struct sim *sim)
 		const struct sim_event *e = &sim->s->events[sim->next_event++];
 		struct sim_link *l = &sim->links[e->link];
 
+		if (e->mtu) {
+			l->dir[0].params.mtu = l->dir[1].params.mtu = e->mtu;
+			continue;
+		}
 		l->dead = !e->up;
 		/* A dead link loses what it carried. */
 		for (int d = 0; !e->up && d < 2; d++) {
@@ -880,8 +884,28 @@ static void report_direction(struct sim *sim, struct report *r, enum sim_dir dir
 	}
 }
 
+/* Each end's path MTU of the link: the datagram size its search found, and the black holes it met. */
+static void report_pmtu(struct report *r, const char *link, const struct wb_uplink *cu, const struct wb_uplink *su)
+{
+	char name[64];
+
+	fprintf(r->out, "      path mtu: datagrams of %u bytes up, %u down; black holes %" PRIu64 " up, %" PRIu64
+			" down\n",
+		cu->pmtu.size, su ? su->pmtu.size : 0, cu->c.pmtu_black_holes, su ? su->c.pmtu_black_holes : 0);
+	snprintf(name, sizeof(name), "pmtu_%s_up", link);
+	metric(r, name, cu->pmtu.size);
+	snprintf(name, sizeof(name), "pmtu_%s_down", link);
+	metric(r, name, su ? su->pmtu.size : 0);
+	snprintf(name, sizeof(name), "black_holes_%s", link);
+	metric(r, name, (double)(cu->c.pmtu_black_holes + (su ? su->c.pmtu_black_holes : 0)));
+}
+
 static void report_uplinks(struct sim *sim, struct report *r)
 {
+	const struct wb_bond_counters *c = wb_bond_counters(sim->client.bond);
+	const struct wb_bond_counters *s = wb_bond_counters(sim->server.bond);
+
+	metric(r, "too_big_drops", (double)(c->too_big_drops + s->too_big_drops));
 	for (int k = 0; k < sim->s->n_links; k++) {
 		const struct wb_uplink *cu = wb_bond_uplink(sim->client.bond, (unsigned)k);
 		const struct wb_uplink *su = wb_bond_uplink(sim->server.bond, (unsigned)k);
@@ -892,6 +916,7 @@ static void report_uplinks(struct sim *sim, struct report *r)
 			sim->s->links[k].name, cu->rtt.srtt_ns / 1e6, cu->rtt.min_ns / 1e6, cu->rec->lost_packets,
 			su ? su->rec->lost_packets : 0, cu->rec->spurious, su ? su->rec->spurious : 0, cu->c.retransmits,
 			su ? su->c.retransmits : 0, cu->rec->timeouts, su ? su->rec->timeouts : 0);
+		report_pmtu(r, sim->s->links[k].name, cu, su);
 		if (sim->s->verbose && su)
 			fprintf(r->out, "       %s: client %s cwnd %" PRIu64 " in flight %" PRIu64 " pacing %.1f Mbit/s pto %u;"
 					" server %s cwnd %" PRIu64 " in flight %" PRIu64 " pacing %.1f Mbit/s pto %u\n",

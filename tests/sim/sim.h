@@ -42,7 +42,8 @@ struct sim_link_conf {
 struct sim_event {
 	uint64_t at;
 	int link;
-	bool up; /* the link comes back (true) or dies (false) */
+	bool up;      /* the link comes back (true) or dies (false) */
+	uint32_t mtu; /* set: instead, its packets above this size vanish from now on, both ways */
 };
 
 enum sim_app_kind { APP_BULK, APP_RR, APP_CBR, APP_TCP, APP_TCPRR }; /* tcp, tcprr: over the inner TCP model (tcp.h) */

@@ -69,6 +69,50 @@ static void test_probe_round_trip(void **state)
 	}
 }
 
+/* A path MTU probe fills what it is given: its frame, then padding, which ends the body's parse. */
+static void test_pmtu_probe_is_padded_to_its_size(void **state)
+{
+	uint8_t buf[1500];
+	const uint8_t *pos = buf, *end;
+	struct wb_frame f;
+	size_t n;
+
+	(void)state;
+	memset(buf, 0xee, sizeof(buf));
+	n = wb_frame_put_pmtu_probe(buf, 1433);
+	assert_int_equal(n, 1433);
+	assert_int_equal(buf[0], WB_FRAME_PMTU_PROBE);
+	for (size_t i = 1; i < n; i++)
+		assert_int_equal(buf[i], WB_FRAME_PADDING);
+	assert_int_equal(buf[n], 0xee);
+	end = buf + n;
+	assert_int_equal(wb_frame_next(&pos, end, &f), 1);
+	assert_int_equal(f.type, WB_FRAME_PMTU_PROBE);
+	assert_ptr_equal(pos, buf + WB_FRAME_PMTU_PROBE_LEN);
+	assert_int_equal(wb_frame_next(&pos, end, &f), 0);
+	/* The frame alone is a whole probe too. */
+	assert_int_equal(wb_frame_put_pmtu_probe(buf, 1), 1);
+	assert_int_equal(parse_one(buf, 1, &f, &n), 1);
+}
+
+static void test_pmtu_ack_round_trip_and_truncation(void **state)
+{
+	uint8_t buf[8];
+	struct wb_frame f;
+	size_t n = wb_frame_put_pmtu_ack(buf, 0x0504), used;
+
+	(void)state;
+	assert_int_equal(n, WB_FRAME_PMTU_ACK_LEN);
+	assert_int_equal(buf[1], 0x04); /* little-endian */
+	assert_int_equal(buf[2], 0x05);
+	assert_int_equal(parse_one(buf, n, &f, &used), 1);
+	assert_int_equal(used, n);
+	assert_int_equal(f.type, WB_FRAME_PMTU_ACK);
+	assert_int_equal(f.pmtu_size, 0x0504);
+	for (size_t k = 1; k < n; k++)
+		assert_int_equal(parse_one(buf, k, &f, &used), -EBADMSG);
+}
+
 static void test_probe_is_little_endian_on_the_wire(void **state)
 {
 	uint8_t buf[64];
@@ -293,7 +337,7 @@ static void test_every_truncation_is_clean(void **state)
 static void test_unknown_types_are_malformed(void **state)
 {
 	(void)state;
-	for (unsigned t = WB_FRAME_BOND_ACK + 1; t <= 0xff; t++) {
+	for (unsigned t = WB_FRAME_PMTU_ACK + 1; t <= 0xff; t++) {
 		uint8_t body[64] = { (uint8_t)t };
 		struct wb_frame f;
 		size_t used;
@@ -934,6 +978,8 @@ int main(void)
 		cmocka_unit_test(test_body_with_several_frames),
 		cmocka_unit_test(test_every_truncation_is_clean),
 		cmocka_unit_test(test_unknown_types_are_malformed),
+		cmocka_unit_test(test_pmtu_probe_is_padded_to_its_size),
+		cmocka_unit_test(test_pmtu_ack_round_trip_and_truncation),
 		cmocka_unit_test(test_data_frame_of_length_zero_is_malformed),
 		cmocka_unit_test(test_data_frame_longer_than_the_body_is_malformed),
 		cmocka_unit_test(test_uplink_info_name_empty_too_long_or_with_nul_is_malformed),

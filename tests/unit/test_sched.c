@@ -96,6 +96,7 @@ static struct wb_uplink *shape(struct wb_bond *b, int i, uint64_t srtt_ns, uint6
 	assert_non_null(u->rec);
 	u->state = WB_UPLINK_UP;
 	u->available = true;
+	u->pmtu.size = u->pmtu.settled = u->pmtu.max; /* its path carries the largest datagram */
 	u->rtt.srtt_ns = u->rtt.min_ns = srtt_ns;
 	u->rtt.has_sample = true;
 	u->cc.pacing_rate = rate;
@@ -641,6 +642,72 @@ static void test_default_uses_a_backup_only_when_no_other_is_usable(void **state
 	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[1]);
 }
 
+/*
+ * Path MTU: a packet larger than an uplink's path never goes there, under
+ * every policy, whatever else the uplink has for it; a small one still may.
+ */
+static void test_a_packet_keeps_off_an_uplink_whose_path_is_too_small(void **state)
+{
+	const struct wb_sched_ops *policies[] = { &wb_sched_default, &wb_sched_roundrobin, &wb_sched_redundant };
+	struct wb_bond *b = scene(2, false);
+	uint32_t big = 1400 + WB_SCHED_OVERHEAD, small = 1000 + WB_SCHED_OVERHEAD;
+
+	(void)state;
+	shape(b, 1, 1 * MS, 100000000, 1000000, 0); /* uplink 1: by far the best */
+	b->uplinks[1].pmtu.size = 1272;             /* ...but its path carries 1233-byte packets at most */
+	assert_false(wb_sched_fits(&b->uplinks[1], big));
+	assert_true(wb_sched_fits(&b->uplinks[1], small));
+	assert_int_equal(wb_sched_fitting(b, big), 0x1);
+	for (size_t k = 0; k < sizeof(policies) / sizeof(policies[0]); k++) {
+		for (int i = 0; i < 4; i++)
+			assert_ptr_equal(get_send(policies[k], b, big, 0, NULL), &b->uplinks[0]);
+	}
+	assert_ptr_equal(get_send(&wb_sched_default, b, small, 0, NULL), &b->uplinks[1]);
+	/* A resend of a big one, lost on uplink 0: not on uplink 1 all the same. */
+	{
+		uint16_t reserved;
+
+		assert_ptr_equal(wb_sched_pick_resend(b, big, p.now, 0x1, &reserved), &b->uplinks[0]);
+	}
+	/* Uplink 0 cannot send now: the big one waits for it, it never takes the small path. */
+	b->uplinks[0].rec->bytes_in_flight = b->uplinks[0].cc.cwnd;
+	assert_null(get_send(&wb_sched_default, b, big, 0, NULL));
+}
+
+/*
+ * A packet that no usable uplink's path carries, with none of them still
+ * searching: dropped and counted, and the packets behind it go. While one
+ * searches, it waits instead: the search may find room for it.
+ */
+static void test_a_packet_too_big_for_every_path_is_dropped(void **state)
+{
+	struct wb_bond *b = scene(2, false);
+	uint64_t nxt = b->snd.nxt;
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		b->uplinks[i].pmtu.size = b->uplinks[i].pmtu.settled = 1272;
+		b->uplinks[i].pmtu.searching = false;
+	}
+	queue_packet(b, 1400);
+	queue_packet(b, 1000);
+	wb_bond_push(b, p.now);
+	assert_int_equal(b->c.too_big_drops, 1);
+	assert_int_equal(b->snd.nxt, nxt + 1); /* the small one got its DSN */
+	assert_null(wb_txq_peek(&b->txq));
+	b->uplinks[1].pmtu.searching = true;
+	queue_packet(b, 1400);
+	wb_bond_push(b, p.now);
+	assert_int_equal(b->c.too_big_drops, 1);
+	assert_non_null(wb_txq_peek(&b->txq));
+	/* The search ends with room for it: it goes. */
+	b->uplinks[1].pmtu.searching = false;
+	b->uplinks[1].pmtu.size = b->uplinks[1].pmtu.max;
+	wb_bond_push(b, p.now);
+	assert_null(wb_txq_peek(&b->txq));
+	assert_int_equal(b->snd.nxt, nxt + 2);
+}
+
 /* ---- 3. avoid blocking ------------------------------------------------------------- */
 
 /*
@@ -1133,7 +1200,7 @@ static void test_the_idle_uplink_is_the_lowest_rtt_one_that_is_idle(void **state
 {
 	struct wb_bond *b = reinjection_scene(false);
 	struct wb_uplink *u2 = shape(b, 2, 5 * MS, 10000000, 1000000, 0);
-	uint64_t full = b->max_body + 64;
+	uint64_t full = wb_sched_full_packet(u2);
 	struct wb_retrans_decision d;
 
 	(void)state;
@@ -2042,6 +2109,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_default_passes_over_an_uplink_not_yet_due_by_pacing, teardown),
 		cmocka_unit_test_teardown(test_default_keeps_off_the_uplinks_in_avoid, teardown),
 		cmocka_unit_test_teardown(test_default_uses_a_backup_only_when_no_other_is_usable, teardown),
+		cmocka_unit_test_teardown(test_a_packet_keeps_off_an_uplink_whose_path_is_too_small, teardown),
+		cmocka_unit_test_teardown(test_a_packet_too_big_for_every_path_is_dropped, teardown),
 
 		cmocka_unit_test_teardown(test_avoid_blocking_waits_for_the_fast_uplink_when_the_peer_window_is_short,
 					  teardown),
