@@ -75,6 +75,8 @@ static int take_uplink(const struct wb_ctl_msg *m, void *data)
 	u->cwnd = u64_or(m->u[WB_CTL_U_CWND], 0);
 	u->in_flight = u64_or(m->u[WB_CTL_U_IN_FLIGHT], 0);
 	u->pacing_rate = u64_or(m->u[WB_CTL_U_PACING_RATE], 0);
+	u->pmtu = u32_or(m->u[WB_CTL_U_PMTU], 0);
+	u->pmtu_searching = m->u[WB_CTL_U_PMTU_SEARCHING] && mnl_attr_get_u8(m->u[WB_CTL_U_PMTU_SEARCHING]);
 	wb_ctl_uplink_counters_from(&m->uplink_counters, &u->c);
 	return 0;
 }
@@ -163,10 +165,25 @@ static const char *state_colour(const char *state, bool colour)
 	return "\033[33m";
 }
 
+/*
+ * ", path mtu 1300 (packets of 1233)": the path's IP MTU from the datagram
+ * size its search found and the peer's family, and the largest inner packet.
+ */
+static const char *path_mtu(char *out, size_t len, const struct cli_uplink *u, bool after)
+{
+	unsigned outer = u->endpoint[0] == '[' ? 48 : 28;
+
+	if (!u->pmtu || u->pmtu <= WB_TUNNEL_BYTES_INSIDE_UDP)
+		return "";
+	snprintf(out, len, "%spath mtu %u (packets of %u)%s", after ? ", " : "", u->pmtu + outer,
+		 u->pmtu - WB_TUNNEL_BYTES_INSIDE_UDP, u->pmtu_searching ? ", searching" : "");
+	return out;
+}
+
 static void print_uplink_row(FILE *f, const struct cli_bond *b, const struct cli_uplink *u, uint64_t total_tx,
 			     bool colour)
 {
-	char tx[24], rx[24], cw[24], pace[24], st[24];
+	char tx[24], rx[24], cw[24], pace[24], st[24], pm[64];
 
 	snprintf(st, sizeof(st), "%s%s", u->state, u->enabled ? "" : "(off)");
 	fprintf(f, "  %-10s %s%-11s%s %-6s %3u %8.1f %8.1f %6.1f %6.2f%% %10s %12s %10s %10s %5.1f%%\n", u->name,
@@ -175,10 +192,11 @@ static void print_uplink_row(FILE *f, const struct cli_bond *b, const struct cli
 		u->has_cc ? bytes(cw, sizeof(cw), u->cwnd) : "-", u->has_cc ? rate(pace, sizeof(pace), u->pacing_rate) : "-",
 		bytes(tx, sizeof(tx), u->c.tx_bytes), bytes(rx, sizeof(rx), u->c.rx_bytes),
 		total_tx ? 100.0 * (double)u->c.tx_bytes / (double)total_tx : 0.0);
-	if (u->device[0] || u->endpoint[0] || u->socket[0])
-		fprintf(f, "  %-10s %s%s%s%s%s%s\n", "", u->device[0] ? "dev " : "", u->device,
+	if (u->device[0] || u->endpoint[0] || u->socket[0] || u->pmtu)
+		fprintf(f, "  %-10s %s%s%s%s%s%s%s\n", "", u->device[0] ? "dev " : "", u->device,
 			u->endpoint[0] ? (u->device[0] ? ", peer " : "peer ") : "", u->endpoint,
-			u->socket[0] ? "; socket closed: " : "", u->socket);
+			path_mtu(pm, sizeof(pm), u, u->device[0] || u->endpoint[0]), u->socket[0] ? "; socket closed: " : "",
+			u->socket);
 	(void)b;
 }
 
@@ -261,8 +279,11 @@ static void json_uplink(FILE *f, const struct cli_uplink *u)
 	json_key_str(f, "socket_error", u->socket);
 	fprintf(f,
 		",\"srtt_ns\":%" PRIu64 ",\"min_rtt_ns\":%" PRIu64 ",\"rttvar_ns\":%" PRIu64 ",\"loss_ppm\":%u"
-		",\"cwnd\":%" PRIu64 ",\"in_flight\":%" PRIu64 ",\"pacing_rate\":%" PRIu64 ",\"counters\":",
-		u->srtt, u->min_rtt, u->rttvar, u->loss_ppm, u->cwnd, u->in_flight, u->pacing_rate);
+		",\"cwnd\":%" PRIu64 ",\"in_flight\":%" PRIu64 ",\"pacing_rate\":%" PRIu64 ",\"pmtu\":%u"
+		",\"max_packet\":%u,\"pmtu_searching\":%s,\"counters\":",
+		u->srtt, u->min_rtt, u->rttvar, u->loss_ppm, u->cwnd, u->in_flight, u->pacing_rate, u->pmtu,
+		u->pmtu > WB_TUNNEL_BYTES_INSIDE_UDP ? u->pmtu - WB_TUNNEL_BYTES_INSIDE_UDP : 0,
+		u->pmtu_searching ? "true" : "false");
 	json_counters(f, wb_ctl_uplink_counter_names, v, WB_CTL_N_UPLINK_COUNTERS);
 	fputc('}', f);
 }

@@ -17,8 +17,8 @@
 
 struct cli_uplink {
 	char name[32], state[16], device[16], endpoint[64], socket[256];
-	uint32_t id, weight, loss_ppm;
-	bool backup, enabled, has_cc;
+	uint32_t id, weight, loss_ppm, pmtu;
+	bool backup, enabled, has_cc, pmtu_searching;
 	uint64_t srtt, min_rtt, rttvar, cwnd, in_flight, pacing_rate;
 	struct wb_uplink_counters c;
 };

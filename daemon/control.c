@@ -223,6 +223,8 @@ static bool put_uplink(struct ctl_server *srv, struct nlmsghdr *nlh, unsigned i)
 		mnl_attr_put_u64(nlh, WB_CTL_U_IN_FLIGHT, u->rec->bytes_in_flight);
 		mnl_attr_put_u64(nlh, WB_CTL_U_PACING_RATE, u->cc.pacing_rate);
 	}
+	mnl_attr_put_u32(nlh, WB_CTL_U_PMTU, u->pmtu.size);
+	mnl_attr_put_u8(nlh, WB_CTL_U_PMTU_SEARCHING, u->pmtu.searching);
 	if (!wb_ctl_put_uplink_counters(nlh, WB_CTL_U_COUNTERS, &c))
 		return false;
 	mnl_attr_nest_end(nlh, nest);

@@ -493,13 +493,18 @@ static void choose_mtu(struct daemon *d, struct bond_ctx *bc)
 		bc->mtu = auto_mtu(d, 6);
 }
 
-/* A server's automatic TUN MTU follows its peer's outer family: IPv4's when all its uplinks are IPv4. */
-static void fit_mtu(struct daemon *d, struct bond_ctx *bc)
+/*
+ * The outer family's MTU: a client's is its server's; a server's follows its
+ * peer's uplinks, IPv4's when all of them are IPv4.
+ */
+static uint32_t family_mtu(struct daemon *d, const struct bond_ctx *bc, const char **why)
 {
 	bool v4 = false, v6 = false;
-	uint32_t want;
-	int rc;
 
+	if (d->cfg.role == WB_ROLE_CLIENT) {
+		*why = "the uplinks' interfaces";
+		return auto_mtu(d, d->cfg.server.ss_family == AF_INET ? 4 : 6);
+	}
 	for (unsigned i = 0; i < WB_MAX_UPLINKS; i++) {
 		const struct wb_uplink *u = wb_bond_uplink(bc->bond, i);
 
@@ -508,7 +513,36 @@ static void fit_mtu(struct daemon *d, struct bond_ctx *bc)
 			v6 |= u->endpoint.family == 6;
 		}
 	}
-	want = v4 && !v6 ? bc->mtu_cap : auto_mtu(d, 6);
+	*why = v4 && !v6 ? "the peer's uplinks are all IPv4" : "the peer's uplinks are not all IPv4";
+	return v4 && !v6 ? bc->mtu_cap : auto_mtu(d, 6);
+}
+
+/* IPv6 leaves a device under 1280 bytes: a TUN device with an IPv6 address stays at that at least. */
+static uint32_t smallest_mtu(const struct bond_ctx *bc)
+{
+	for (int i = 0; i < bc->conf->tun.n_address; i++)
+		if (bc->conf->tun.address[i].family == AF_INET6)
+			return 1280;
+	return 576;
+}
+
+/*
+ * An automatic TUN MTU: the outer family's, and no more than what the path
+ * of every usable uplink carries in one datagram (their path MTU searches),
+ * so that an inner TCP sizes its segments for the smallest path.
+ */
+static void fit_mtu(struct daemon *d, struct bond_ctx *bc)
+{
+	const char *why;
+	uint32_t want = family_mtu(d, bc, &why), path = wb_bond_path_max_packet(bc->bond);
+	int rc;
+
+	if (path && path < want) {
+		want = path > smallest_mtu(bc) ? path : smallest_mtu(bc);
+		why = "the smallest path of an uplink up";
+	}
+	if (want > bc->mtu_cap)
+		want = bc->mtu_cap;
 	if (want == bc->mtu || bc->tun_ifindex <= 0)
 		return;
 	rc = wb_rtnl_link_set(d->rtnl, bc->tun_ifindex, want, true);
@@ -517,14 +551,13 @@ static void fit_mtu(struct daemon *d, struct bond_ctx *bc)
 			 strerror(-rc));
 		return;
 	}
-	log_line(LOG_LVL_NOTICE, bc->conf->name, NULL, "%s mtu %u: the peer's uplinks are %s", bc->tun_name, want,
-		 v4 && !v6 ? "all IPv4" : "not all IPv4");
+	log_line(LOG_LVL_NOTICE, bc->conf->name, NULL, "%s mtu %u: %s", bc->tun_name, want, why);
 	bc->mtu = want;
 }
 
 static void fit_mtus(struct daemon *d, uint64_t now)
 {
-	if (d->cfg.role == WB_ROLE_CLIENT || now < d->next_mtu_check_ns)
+	if (now < d->next_mtu_check_ns)
 		return;
 	d->next_mtu_check_ns = now + 1000000000ULL;
 	for (int i = 0; i < d->n_bonds; i++)

@@ -27,10 +27,12 @@ static void log_uplink(const struct bond_ctx *bc, const struct wb_uplink *u)
 		log_line(LOG_LVL_NOTICE, bc->conf->name, u->name,
 			 "cwnd %" PRIu64 " B, in flight %" PRIu64 " B, pacing %.1f Mbit/s; data sent %" PRIu64
 			 ", resent %" PRIu64 ", lost %" PRIu64 " (spurious %" PRIu64 "), timeouts %" PRIu64
-			 "%s, acks sent %" PRIu64 ", reinjected %" PRIu64 ", penalties %" PRIu64 ", bad acks %" PRIu64,
+			 "%s, acks sent %" PRIu64 ", reinjected %" PRIu64 ", penalties %" PRIu64 ", bad acks %" PRIu64
+			 "; path: datagrams of %u bytes%s, probes %" PRIu64 ", black holes %" PRIu64,
 			 u->cc.cwnd, u->rec->bytes_in_flight, u->cc.pacing_rate * 8 / 1e6, c->data_packets, c->retransmits,
 			 u->rec->lost_packets, u->rec->spurious, u->rec->timeouts, u->rec->timed_out ? " (timed out)" : "",
-			 c->acks_sent, c->reinjected, c->penalties, c->bad_acks);
+			 c->acks_sent, c->reinjected, c->penalties, c->bad_acks, u->pmtu.size,
+			 u->pmtu.searching ? " (searching)" : "", c->pmtu_probes, c->pmtu_black_holes);
 }
 
 static void log_bond(const struct bond_ctx *bc)
@@ -51,9 +53,9 @@ static void log_bond(const struct bond_ctx *bc)
 	log_line(LOG_LVL_NOTICE, bc->conf->name, NULL,
 		 "reliable layer: resent %" PRIu64 " pkts %" PRIu64 " B, bond timeouts %" PRIu64 ", send queue drops: aqm %"
 		 PRIu64 ", full %" PRIu64 "; received twice %" PRIu64 ", beyond the window %" PRIu64 ", given up %" PRIu64
-		 ", reorder buffer peak %" PRIu64 " B; memory %" PRIu64 " B",
+		 ", reorder buffer peak %" PRIu64 " B; too big for every path %" PRIu64 "; memory %" PRIu64 " B",
 		 c->retransmits, c->retransmit_bytes, c->bond_timeouts, c->aqm_drops, c->queue_drops, c->rx_duplicates,
-		 c->rx_beyond_window, c->reorder_skips, c->reorder_held_max, wb_bond_memory(bc->bond));
+		 c->rx_beyond_window, c->reorder_skips, c->reorder_held_max, c->too_big_drops, wb_bond_memory(bc->bond));
 	log_line(LOG_LVL_NOTICE, bc->conf->name, NULL,
 		 "scheduler %s: reinjected %" PRIu64 " pkts %" PRIu64 " B in %" PRIu64 " times, penalised %" PRIu64
 		 ", redundant copies %" PRIu64,

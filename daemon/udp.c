@@ -94,13 +94,20 @@ socklen_t udp_sockaddr_from_endpoint(struct sockaddr_storage *ss, const struct w
 /* Large buffers (FORCE passes the sysctl limits as root), and the kernel's drop count with each read. */
 static void tune(int fd)
 {
-	int size = UDP_SOCKET_BUFFER, one = 1;
+	int size = UDP_SOCKET_BUFFER, one = 1, probe4 = IP_PMTUDISC_PROBE, probe6 = IPV6_PMTUDISC_PROBE;
 
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)))
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
 	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)))
 		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
 	setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one));
+	/*
+	 * Don't fragment, and never refuse a size from what ICMP said of the
+	 * path: the tunnel finds each path's size itself with padded probes
+	 * (docs/protocol.md, "Path MTU"), which must leave as they are.
+	 */
+	setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &probe4, sizeof(probe4));
+	setsockopt(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &probe6, sizeof(probe6));
 }
 
 /* "doing: the error", and the socket closed. */
