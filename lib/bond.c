@@ -154,8 +154,10 @@ void wb_bond_uplink_transition(struct wb_bond *b, struct wb_uplink *u, enum wb_u
 		return;
 	u->state = to;
 	u->state_since_ns = now;
-	if (to == WB_UPLINK_DOWN || to == WB_UPLINK_STALE)
+	if (to == WB_UPLINK_DOWN || to == WB_UPLINK_STALE) {
 		u->answers_in_row = 0;
+		wb_pmtu_forget_losses(&u->pmtu); /* what silence lost says nothing of size */
+	}
 	if (to == WB_UPLINK_DOWN) {
 		struct wb_recovery_events ev = wb_bond_recovery_events(b, u);
 

@@ -440,7 +440,9 @@ static void on_lost(void *ctx, const struct wb_sent *p)
 	struct wb_uplink *u = ctx;
 	struct wb_sndbuf_entry *e = p->dsn == WB_NO_DSN ? NULL : wb_sndbuf_get(&u->bond->snd, p->dsn);
 
-	wb_pmtu_on_lost(&u->pmtu, p->bytes, p->pn);
+	/* Lost while up: maybe too big for the path. Lost as it fell silent (stale, down): an outage. */
+	if (u->state == WB_UPLINK_UP)
+		wb_pmtu_on_lost(&u->pmtu, p->bytes, p->pn);
 	if (!e)
 		return;
 	drop_holder(u, e);

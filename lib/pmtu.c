@@ -144,6 +144,11 @@ void wb_pmtu_on_lost(struct wb_pmtu *p, uint32_t bytes, uint64_t pn)
 		p->last_lost_pn = pn;
 }
 
+void wb_pmtu_forget_losses(struct wb_pmtu *p)
+{
+	p->big_lost = 0;
+}
+
 bool wb_pmtu_check_black_hole(struct wb_pmtu *p, uint64_t now, uint64_t next_pn)
 {
 	uint32_t old = p->size;

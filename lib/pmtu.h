@@ -81,6 +81,9 @@ void wb_pmtu_on_answer(struct wb_pmtu *p, uint32_t size, uint64_t now);
 void wb_pmtu_on_acked(struct wb_pmtu *p, uint32_t bytes, uint64_t pn);
 void wb_pmtu_on_lost(struct wb_pmtu *p, uint32_t bytes, uint64_t pn);
 
+/* The uplink fell silent: the losses so far are an outage's, not the path's size. */
+void wb_pmtu_forget_losses(struct wb_pmtu *p);
+
 /*
  * After acks and losses were taken: a black hole? Then the size is the base
  * again and a search began. next_pn: the packet number the uplink sends next.
