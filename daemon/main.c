@@ -2,11 +2,13 @@
 /*
  * wanbondd: the bonding daemon.
  *
- *   wanbondd -c FILE [-v]...   run with a configuration file
- *   wanbondd --genkey          print a new private key
- *   wanbondd --pubkey          read a private key on stdin, print its public key
+ *   wanbondd -c FILE [-v]...     run with a configuration file
+ *   wanbondd --check -c FILE     read and validate it as a start would, start nothing
+ *   wanbondd --genkey            print a new private key
+ *   wanbondd --pubkey            read a private key on stdin, print its public key
  *
- * Exit codes: 0 after SIGTERM/SIGINT, 1 on a configuration or start-up error.
+ * Exit codes: 0 after SIGTERM/SIGINT (or a file that checks), 1 on a
+ * configuration or start-up error.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,13 +24,15 @@
 
 static const char usage[] =
 	"usage: wanbondd -c FILE [-v]...\n"
+	"       wanbondd --check -c FILE\n"
 	"       wanbondd --genkey\n"
 	"       wanbondd --pubkey < private.key\n"
 	"  -c, --config FILE   the configuration (see docs/configuration.md)\n"
 	"  -v, --verbose       more log lines (twice: debug)\n"
 	"  -q, --quiet         only warnings and errors\n"
 	"  -s, --syslog        log to syslog instead of standard error\n"
-	"      --check         read and check the configuration, then exit\n"
+	"      --check         read and validate the configuration as a start would, start\n"
+	"                      nothing: FILE:LINE: what is wrong and exit 1, or FILE: ok\n"
 	"      --genkey        print a new random private key (base64)\n"
 	"      --pubkey        print the public key of the private key read on stdin\n"
 	"  -h, --help          this text\n";
@@ -144,7 +148,8 @@ int main(int argc, char **argv)
 		return 1;
 	log_set_level(o.verbosity < 0 ? LOG_LVL_WARNING : LOG_LVL_INFO + o.verbosity);
 	if (wb_config_load(&d.cfg, o.config, err, sizeof(err))) {
-		fprintf(stderr, "wanbondd: %s\n", err);
+		/* A check prints the bare "FILE:LINE: what", as a compiler would, for an editor or a script. */
+		fprintf(stderr, "%s%s\n", o.check ? "" : "wanbondd: ", err);
 		return 1;
 	}
 	if (o.check) {
