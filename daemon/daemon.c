@@ -420,6 +420,7 @@ static void reopen_uplinks(struct daemon *d, uint64_t now)
 static void send_status(struct daemon *d, uint64_t now)
 {
 	uint64_t tx = 0, rx = 0, secs = STATUS_INTERVAL_NS / 1000000000ULL;
+	const char *failed = d->reload_error;
 	int up = 0, all = 0;
 
 	for (int i = 0; i < d->n_bonds; i++) {
@@ -434,7 +435,9 @@ static void send_status(struct daemon *d, uint64_t now)
 			up += u && wb_uplink_usable(u);
 		}
 	}
-	notify_status("%d of %d uplinks up; %s %.1f Mbit/s, %s %.1f Mbit/s", up, all,
+	/* A failed reload leads every status until a reload succeeds: "" when none failed. */
+	notify_status("%s%s%s%d of %d uplinks up; %s %.1f Mbit/s, %s %.1f Mbit/s", failed[0] ? "reload failed: " : "",
+		      failed, failed[0] ? "; " : "", up, all,
 		      d->cfg.role == WB_ROLE_CLIENT ? "up" : "to routers", (tx - d->status_tx_bytes) * 8.0 / 1e6 / secs,
 		      d->cfg.role == WB_ROLE_CLIENT ? "down" : "from routers", (rx - d->status_rx_bytes) * 8.0 / 1e6 / secs);
 	d->status_tx_bytes = tx;
@@ -942,17 +945,31 @@ static int reload_needs_restart(struct daemon *d, const struct wb_config *next)
 	return n;
 }
 
+/*
+ * A reload that applied nothing: the running configuration stays, and the
+ * service manager is told why, in this STATUS= and every one after it until a
+ * reload succeeds (send_status).
+ */
+static void reload_failed(struct daemon *d, const char *why, char *status, size_t len)
+{
+	snprintf(d->reload_error, sizeof(d->reload_error), "%s", why);
+	snprintf(status, len, "reload failed: %s; the running configuration stays", d->reload_error);
+}
+
 void daemon_reload(struct daemon *d)
 {
 	static struct wb_config next; /* large */
-	char err[512];
+	char err[512], status[640];
 	int pending = 0;
 
 	notify_reloading(loop_now() / 1000);
 	if (wb_config_load(&next, d->cfg.path, err, sizeof(err))) {
 		log_line(LOG_LVL_ERR, d->cfg.name, NULL, "reload: %s; the running configuration stays", err);
+		reload_failed(d, err, status, sizeof(status));
 	} else if (next.role != d->cfg.role || strcmp(next.name, d->cfg.name)) {
-		log_line(LOG_LVL_ERR, d->cfg.name, NULL, "reload: %s: a new role or name takes a restart", d->cfg.path);
+		snprintf(err, sizeof(err), "%s: a new role or name takes a restart", d->cfg.path);
+		log_line(LOG_LVL_ERR, d->cfg.name, NULL, "reload: %s", err);
+		reload_failed(d, err, status, sizeof(status));
 	} else {
 		pending = reload_needs_restart(d, &next);
 		reload_scheduler(d, &next);
@@ -960,9 +977,16 @@ void daemon_reload(struct daemon *d)
 			pending += reload_uplinks(d, &next);
 		log_line(pending ? LOG_LVL_WARNING : LOG_LVL_NOTICE, d->cfg.name, NULL, "reloaded %s%s", d->cfg.path,
 			 pending ? "; some changes are not applied (see above)" : "");
+		d->reload_error[0] = 0;
+		if (pending)
+			snprintf(status, sizeof(status), "reloaded %s; %d change%s not applied (see the log)", d->cfg.path,
+				 pending, pending == 1 ? "" : "s");
+		else
+			snprintf(status, sizeof(status), "reloaded %s", d->cfg.path);
 	}
 	wb_wipe(&next, sizeof(next));
-	notify_ready(NULL);
+	/* READY=1 ends the reload either way: systemd leaves "reloading" only on it. */
+	notify_ready(status);
 }
 
 int daemon_run(struct daemon *d)

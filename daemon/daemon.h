@@ -70,6 +70,11 @@ struct daemon {
 	/* The service manager: watchdog pings and the STATUS= line. */
 	uint64_t watchdog_ns, next_watchdog_ns;
 	uint64_t next_status_ns, status_tx_bytes, status_rx_bytes;
+	/*
+	 * Why the last reload failed ("FILE:LINE: what"), "" after a good one:
+	 * every STATUS= line leads with it until a reload succeeds.
+	 */
+	char reload_error[512];
 };
 
 /* Builds everything from d->cfg (loaded); on error says what and returns -errno. */
