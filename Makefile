@@ -190,7 +190,7 @@ install: all
 	install -m 0755 $(BUILD)/bin/wanbond $(DESTDIR)$(BINDIR)/wanbond
 	$(if $(wildcard $(DAEMON_MAIN)),install -d $(DESTDIR)$(SBINDIR) && install -m 0755 $(BUILD)/bin/wanbondd $(DESTDIR)$(SBINDIR)/wanbondd)
 	install -d $(DESTDIR)$(SYSTEMDUNITDIR)
-	sed 's|^ExecStart=/usr/sbin/|ExecStart=$(SBINDIR)/|' init/wanbond@.service >$(DESTDIR)$(SYSTEMDUNITDIR)/wanbond@.service
+	sed 's|^\(Exec[A-Za-z]*\)=/usr/sbin/|\1=$(SBINDIR)/|' init/wanbond@.service >$(DESTDIR)$(SYSTEMDUNITDIR)/wanbond@.service
 	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/wanbond@.service
 	install -m 0644 init/wanbond.target $(DESTDIR)$(SYSTEMDUNITDIR)/wanbond.target
 

@@ -33,9 +33,14 @@ echo "case units"
 UNITS=$NT_TMP/units
 mkdir -p "$UNITS"
 WANBONDD=$(realpath "$NT_WANBONDD")
-sed "s|^ExecStart=/usr/sbin/wanbondd |ExecStart=$WANBONDD |" init/wanbond@.service >"$UNITS/wanbond@.service"
+sed "s|^\(Exec[A-Za-z]*\)=/usr/sbin/wanbondd |\1=$WANBONDD |" init/wanbond@.service >"$UNITS/wanbond@.service"
 cp init/wanbond.target "$UNITS/"
 nt_expect_true "the copy's ExecStart runs $WANBONDD" grep -q "^ExecStart=$WANBONDD -c /etc/wanbond/%i.conf\$" "$UNITS/wanbond@.service"
+# systemctl reload fails on a file that does not parse: the check comes before the signal.
+nt_expect_true "ExecReload: the check of the unit's file, then the SIGHUP" same \
+	"$(grep '^ExecReload=' "$UNITS/wanbond@.service")" \
+	"ExecReload=$WANBONDD --check -c /etc/wanbond/%i.conf
+ExecReload=/bin/kill -HUP \$MAINPID"
 RC=0
 OUT=$(systemd-analyze verify "$UNITS/wanbond@.service" "$UNITS/wanbond@home.service" "$UNITS/wanbond.target" 2>&1) || RC=$?
 nt_expect_range "systemd-analyze verify: exit status" "$RC" 0 0
