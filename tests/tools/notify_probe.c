@@ -13,14 +13,21 @@
  *       namespace), runs CMD with NOTIFY_SOCKET=ADDR, and once CMD has
  *       exited prints each datagram received as "datagram TEXT" (newlines as
  *       \n, backslashes as \\, other control bytes as \xHH), then "exit N"
+ *   notify_probe listen ADDR
+ *       binds a datagram socket at ADDR, prints "listening", then each
+ *       datagram as it arrives, in the same form, one flushed line each, for
+ *       a test to follow a daemon that runs on (started with NOTIFY_SOCKET=ADDR
+ *       by the test); SIGTERM or SIGINT ends it with 0 (a path is removed)
  *
  * The collector reads while CMD runs (the kernel queues only a few datagrams
  * per socket) and drains the queue after CMD has exited: a datagram sent is
  * queued by the time sendto returns, so none can be missed and no timeout is
  * involved. Exit 1 on a system error, 2 with a usage line for bad arguments.
  */
+#define _GNU_SOURCE /* ppoll */
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,7 +49,7 @@
 
 static void usage(void)
 {
-	fputs("usage: notify_probe send | notify_probe collect ADDR CMD [ARG...]\n", stderr);
+	fputs("usage: notify_probe send | notify_probe collect ADDR CMD [ARG...] | notify_probe listen ADDR\n", stderr);
 	exit(2);
 }
 
@@ -179,12 +186,71 @@ static int collect(const char *addr, char **argv)
 	return 0;
 }
 
+static volatile sig_atomic_t stop_listening;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_listening = 1;
+}
+
+/*
+ * The signals are blocked except inside ppoll, which unblocks them
+ * atomically: one that comes between the check and the wait is not lost.
+ */
+static int listen_on(const char *addr)
+{
+	static char buf[MAX_DATAGRAM];
+	struct sigaction sa = { .sa_handler = on_stop };
+	sigset_t block, during;
+	struct pollfd pfd;
+	int fd, rc = 0;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	if (sigprocmask(SIG_BLOCK, &block, &during) || sigaction(SIGTERM, &sa, NULL) || sigaction(SIGINT, &sa, NULL))
+		return 1;
+	sigdelset(&during, SIGTERM);
+	sigdelset(&during, SIGINT);
+	fd = bind_addr(addr);
+	if (fd < 0)
+		return 1;
+	puts("listening");
+	fflush(stdout);
+	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+	while (!stop_listening) {
+		ssize_t r;
+
+		if (ppoll(&pfd, 1, NULL, &during) < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = 1;
+			break;
+		}
+		while ((r = recv(fd, buf, sizeof(buf), 0)) >= 0) {
+			print_datagram(buf, (size_t)r);
+			fflush(stdout);
+		}
+		if (errno != EAGAIN) {
+			rc = 1;
+			break;
+		}
+	}
+	close(fd);
+	if (addr[0] == '/')
+		unlink(addr);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "send"))
 		return send_all();
 	if (argc >= 4 && !strcmp(argv[1], "collect"))
 		return collect(argv[2], argv + 3);
+	if (argc == 3 && !strcmp(argv[1], "listen"))
+		return listen_on(argv[2]);
 	usage();
 	return 2;
 }
