@@ -28,11 +28,11 @@ static void log_uplink(const struct bond_ctx *bc, const struct wb_uplink *u)
 			 "cwnd %" PRIu64 " B, in flight %" PRIu64 " B, pacing %.1f Mbit/s; data sent %" PRIu64
 			 ", resent %" PRIu64 ", lost %" PRIu64 " (spurious %" PRIu64 "), timeouts %" PRIu64
 			 "%s, acks sent %" PRIu64 ", reinjected %" PRIu64 ", penalties %" PRIu64 ", bad acks %" PRIu64
-			 "; path: datagrams of %u bytes%s, probes %" PRIu64 ", black holes %" PRIu64,
+			 "; path: datagrams of %u bytes%s, probes %" PRIu64 ", lowered %" PRIu64,
 			 u->cc.cwnd, u->rec->bytes_in_flight, u->cc.pacing_rate * 8 / 1e6, c->data_packets, c->retransmits,
 			 u->rec->lost_packets, u->rec->spurious, u->rec->timeouts, u->rec->timed_out ? " (timed out)" : "",
 			 c->acks_sent, c->reinjected, c->penalties, c->bad_acks, u->pmtu.size,
-			 u->pmtu.searching ? " (searching)" : "", c->pmtu_probes, c->pmtu_black_holes);
+			 u->pmtu.searching ? " (searching)" : "", c->pmtu_probes, c->pmtu_lowered);
 }
 
 static void log_bond(const struct bond_ctx *bc)

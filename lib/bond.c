@@ -174,6 +174,9 @@ void wb_bond_uplink_transition(struct wb_bond *b, struct wb_uplink *u, enum wb_u
 	/* Up after down (or for the first time): maybe another path, whose size is not known yet. */
 	if (to == WB_UPLINK_UP && from != WB_UPLINK_STALE)
 		wb_pmtu_restart(&u->pmtu, now);
+	/* Back from stale: was it a black hole that left only its small probes acked? */
+	if (to == WB_UPLINK_UP && from == WB_UPLINK_STALE && !u->pmtu.searching)
+		wb_pmtu_suspect(&u->pmtu, now);
 	wb_device_timers_changed(b->dev);
 	wb_bond_log(b, to == WB_UPLINK_UP || to == WB_UPLINK_DOWN ? WB_LOG_NOTICE : WB_LOG_INFO, u, "%s -> %s (%s)",
 		    wb_uplink_state_name(from), wb_uplink_state_name(to), why);
@@ -345,9 +348,11 @@ static bool on_data_frame(struct wb_bond *b, struct wb_uplink *u, const struct w
 	return taken;
 }
 
-/* A search ended: said when it changed what the path takes. */
-static void log_pmtu_found(const struct wb_bond *b, const struct wb_uplink *u, uint32_t before)
+/* A search ended: said when it changed what the path takes, and counted when it found less than before. */
+static void pmtu_search_ended(struct wb_bond *b, struct wb_uplink *u, uint32_t before)
 {
+	if (before && u->pmtu.settled < before)
+		u->c.pmtu_lowered++;
 	wb_bond_log(b, u->pmtu.settled != before ? WB_LOG_NOTICE : WB_LOG_DEBUG, u,
 		    "path mtu: datagrams of %u bytes pass (IP packets of %u)%s", u->pmtu.settled,
 		    wb_uplink_max_packet(u), u->pmtu.settled < u->pmtu.max ? ", larger ones do not" : "");
@@ -359,7 +364,6 @@ void wb_bond_check_black_hole(struct wb_bond *b, struct wb_uplink *u, uint64_t n
 
 	if (!wb_pmtu_check_black_hole(&u->pmtu, now, u->tx_pn))
 		return;
-	u->c.pmtu_black_holes++;
 	wb_bond_log(b, WB_LOG_NOTICE, u, "datagrams of %u bytes vanish while small ones pass: down to %u, searching", was,
 		    u->pmtu.size);
 	wb_device_timers_changed(b->dev);
@@ -384,7 +388,7 @@ static void on_pmtu_ack(struct wb_bond *b, struct wb_uplink *u, uint16_t size, u
 
 	wb_pmtu_on_answer(&u->pmtu, size, now);
 	if (searching && !u->pmtu.searching)
-		log_pmtu_found(b, u, settled);
+		pmtu_search_ended(b, u, settled);
 	wb_device_timers_changed(b->dev);
 }
 
@@ -636,7 +640,7 @@ static void tick_pmtu(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
 		break;
 	}
 	if (searching && !u->pmtu.searching)
-		log_pmtu_found(b, u, settled);
+		pmtu_search_ended(b, u, settled);
 }
 
 static void tick_uplink(struct wb_bond *b, struct wb_uplink *u, uint64_t now)

@@ -22,7 +22,7 @@ struct wb_uplink_counters {
 	uint64_t penalties;                  /* its window halved for holding up the bond */
 	uint64_t bad_acks;                   /* ack frames naming packets never sent on it: refused */
 	uint64_t pmtu_probes;                /* padded probes of its path MTU */
-	uint64_t pmtu_black_holes;           /* big datagrams vanished while small ones passed: its size lowered */
+	uint64_t pmtu_lowered;               /* a path MTU search found less than it had: a black hole, a smaller new path */
 };
 
 struct wb_bond_counters {

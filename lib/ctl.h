@@ -138,7 +138,7 @@ enum wb_ctl_event {
 #define WB_CTL_UPLINK_COUNTERS(X)                                                                       \
 	X(tx_packets) X(tx_bytes) X(rx_packets) X(rx_bytes) X(tx_ip_packets) X(rx_ip_packets)             \
 	X(probes_sent) X(probe_acks) X(endpoint_changes) X(went_down) X(data_packets) X(retransmits)     \
-	X(acks_sent) X(reinjected) X(penalties) X(bad_acks) X(pmtu_probes) X(pmtu_black_holes)
+	X(acks_sent) X(reinjected) X(penalties) X(bad_acks) X(pmtu_probes) X(pmtu_lowered)
 
 #define WB_CTL_COUNT_ONE(f) +1
 enum { WB_CTL_N_BOND_COUNTERS = 0 WB_CTL_BOND_COUNTERS(WB_CTL_COUNT_ONE),

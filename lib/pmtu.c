@@ -149,16 +149,23 @@ void wb_pmtu_forget_losses(struct wb_pmtu *p)
 	p->big_lost = 0;
 }
 
-bool wb_pmtu_check_black_hole(struct wb_pmtu *p, uint64_t now, uint64_t next_pn)
+void wb_pmtu_suspect(struct wb_pmtu *p, uint64_t now)
 {
 	uint32_t old = p->size;
 
+	p->big_lost = 0;
+	if (old <= WB_PMTU_BASE)
+		return; /* nothing above the base to doubt */
+	p->size = WB_PMTU_BASE;
+	search(p, old, now);
+}
+
+bool wb_pmtu_check_black_hole(struct wb_pmtu *p, uint64_t now, uint64_t next_pn)
+{
 	if (p->big_lost < WB_PMTU_BLACK_HOLE_LOSSES || !p->has_acked || p->small_acked_pn < p->last_lost_pn)
 		return false;
-	p->big_lost = 0;
 	p->fresh_pn = next_pn; /* what is still in flight of the old size will vanish too: not news */
-	p->size = p->max < WB_PMTU_BASE ? p->max : WB_PMTU_BASE;
-	search(p, old, now);
+	wb_pmtu_suspect(p, now);
 	return true;
 }
 

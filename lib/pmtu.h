@@ -17,8 +17,11 @@
  * A black hole (the path shrank: big data datagrams vanish while small ones
  * arrive) is seen from the data itself: several datagrams above the base
  * lost, none of the big ones sent after them delivered, and a small one
- * sent after them delivered. Then the size falls to the base and a search
- * starts with the old size, so a false alarm costs one round trip.
+ * sent after them delivered. An uplink that went stale and answers again
+ * is suspect too: a busy uplink whose big datagrams all vanish has nothing
+ * acked but its probes, and goes stale before its losses are counted.
+ * Either way the size falls to the base and a search starts with the old
+ * size, so a false alarm costs one round trip.
  *
  * Pure state: time is an argument and the caller sends the probes.
  */
@@ -83,6 +86,9 @@ void wb_pmtu_on_lost(struct wb_pmtu *p, uint32_t bytes, uint64_t pn);
 
 /* The uplink fell silent: the losses so far are an outage's, not the path's size. */
 void wb_pmtu_forget_losses(struct wb_pmtu *p);
+
+/* The path may have shrunk: down to the base, and a search that tries the old size first. */
+void wb_pmtu_suspect(struct wb_pmtu *p, uint64_t now);
 
 /*
  * After acks and losses were taken: a black hole? Then the size is the base

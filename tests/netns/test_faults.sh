@@ -19,6 +19,9 @@
 #   idle_loss       3a. dsl lost with only pings running
 #   busy_loss       3b. lte lost 1.5 s into 20 MB each way
 #   flap            4.  lte lost 0.5 s, back 0.5 s, for 20 s, with a stream each way
+#   mtu             6.  an MTU black hole on lte: IP packets over 1300 bytes vanish without
+#                       ICMP; 8 MB each way over dsl alone, then while lte's size is searched,
+#                       then once found; then the hole opening 1 s into 8 MB each way
 #   reload          5.  SIGHUP with a file that does not parse, one that does not
 #                       validate, then the good file again
 # Every case prints its figures as it runs, and a table of them comes at the
@@ -28,7 +31,7 @@
 # The bond's counters settle each case: from a snapshot taken before the
 # fault (after a restart: once the new daemon runs), every IP packet one side
 # took from its TUN device and did not drop at the door (no session, send
-# queue full, CoDel) is, once traffic stops, either written to the other
+# queue full, CoDel, too big for every path) is, once traffic stops, either written to the other
 # side's TUN device, refused for its source, or given up by the receiver as
 # never received (reorder_skips). The receiver acknowledges only what it
 # holds, so a packet it acknowledged and then lost would break the balance.
@@ -383,7 +386,7 @@ unsettled() {
 		END {
 			# files: 1 FROM then, 2 FROM now, 3 TO then, 4 TO now
 			d = "tun_rx_packets"; acc = v[2, d] - v[1, d]
-			split("no_session_drops queue_drops aqm_drops", drop, " ")
+			split("no_session_drops queue_drops aqm_drops too_big_drops", drop, " ")
 			for (i in drop) acc -= v[2, drop[i]] - v[1, drop[i]]
 			split("tun_tx_packets source_rejected reorder_skips", done, " ")
 			got = 0
@@ -757,6 +760,139 @@ CONF
 		"a syntax error: $fig_a; a bad name: $fig_b" "the periodic STATUS= led with the failure until the good file was reloaded"
 }
 
+# ---- 6. an MTU black hole on one uplink ------------------------------------------------------
+
+# Black holes come from em2's interface a (towards the router) at MTU 1300:
+# a frame over it vanishes, without an ICMP message, both ways (a veth
+# takes 4 bytes more on its way in). Its emulator is stopped while the MTU
+# changes, so it starts with the interface's size (docs/linkem.md).
+HOLE_MTU=1300
+# The search: the largest size, three probe timeouts for each size that
+# does not pass, about 3 s in all (docs/protocol.md, "Path MTU"); the TUN
+# devices follow within a second.
+PMTU_FOUND_MS=8000
+# What the issue asks of a black hole: the transfer during the search takes
+# less than twice the time over the good uplink alone. Once the size is
+# found both uplinks carry the bond's packets: less than 0.8 of that time
+# (the sum of two alike uplinks would be 0.5).
+HOLE_SLOWER_AT_MOST=2.0
+FOUND_FASTER_AT_LEAST=0.8
+
+# pmtu SIDE UPLINK: the datagram size that side's search holds for it (docs/cli.md).
+pmtu() { "$CLI" -d "$(ctl_dir "$1")" -j show home 2>/dev/null | jq -r ".[0].uplinks[] | select(.name == \"$2\") | .pmtu // empty" 2>/dev/null || true; }
+pmtu_searching() { "$CLI" -d "$(ctl_dir "$1")" -j show home 2>/dev/null | jq -r ".[0].uplinks[] | select(.name == \"$2\") | .pmtu_searching" 2>/dev/null || true; }
+# tun_mtu SIDE: the MTU of that side's TUN device.
+tun_mtu() { local ns=router; [ "$1" = server ] && ns=vps; nt_run "$ns" cat /sys/class/net/wb-home/mtu 2>/dev/null || true; }
+# xfer_ms NAME DIR: the ms from a transfer's start to its sink's end (after xfer_wait).
+xfer_ms() { echo $(($(date -r "$NT_TMP/sink-${XFER_PORT[$1.$2]}.log" +%s%3N) - XFER_T0[$1])); }
+# wait_pmtu UPLINK MAX MS: until both sides' searches are over with lte at MAX or less; prints the ms it took.
+wait_pmtu() {
+	local t0 deadline
+	t0=$(now_ms)
+	deadline=$((t0 + $3))
+	while [ "$(now_ms)" -lt "$deadline" ]; do
+		if [ "$(pmtu_searching client "$1") $(pmtu_searching server "$1")" = "false false" ] &&
+			[ "$(pmtu client "$1")" -le "$2" ] 2>/dev/null && [ "$(pmtu server "$1")" -le "$2" ] 2>/dev/null; then
+			echo $(($(now_ms) - t0))
+			return 0
+		fi
+		sleep 0.1
+	done
+	return 0
+}
+# ratio A B: A / B, two decimals.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? a / b : 99 }'; }
+# lte_anew MTU: lte lost until down, em2's interface a at MTU, lte back and up: its path is searched anew.
+lte_anew() {
+	uplink_lose 2
+	wait_state lte down 5000 >/dev/null
+	nt_run em2 ip link set dev a mtu "$1"
+	uplink_start 2
+	wait_state lte up "$UPLINK_BACK_MS" >/dev/null
+}
+
+case_mtu() {
+	local label="6. an MTU black hole on lte (IP packets over $HOLE_MTU bytes vanish)" dir k
+	local alone_up alone_down found hole_up hole_down after_up after_down max
+	echo "$label"
+	fresh
+	# a. The good uplink alone: lte lost.
+	uplink_lose 2
+	wait_state lte "stale down" 5000 >/dev/null
+	xfer_start mtu-alone 8
+	xfer_wait mtu-alone "$label: a. over dsl alone"
+	local fig_alone=$XFER_FIG
+	alone_up=$(xfer_ms mtu-alone up) alone_down=$(xfer_ms mtu-alone down)
+	# b. lte back behind the black hole; 8 MB each way at once, while the search runs.
+	wait_state lte down 5000 >/dev/null
+	nt_run em2 ip link set dev a mtu "$HOLE_MTU"
+	snap mtu
+	local holes_c holes_s
+	holes_c=$(counter client pmtu_lowered lte) holes_s=$(counter server pmtu_lowered lte)
+	uplink_start 2
+	wait_state lte up "$UPLINK_BACK_MS" >/dev/null
+	xfer_start mtu-hole 8
+	found=$(wait_pmtu lte $((HOLE_MTU + 4 - 28)) "$PMTU_FOUND_MS")
+	nt_expect_true "$label: b. both sides found lte's size within $PMTU_FOUND_MS ms of it coming up" test -n "$found"
+	xfer_wait mtu-hole "$label: b. lte back behind the black hole, while its size is searched"
+	local fig_hole=$XFER_FIG
+	hole_up=$(xfer_ms mtu-hole up) hole_down=$(xfer_ms mtu-hole down)
+	nt_expect_true "$label: b. lan -> srv took $(ratio "$hole_up" "$alone_up") of the time over dsl alone, under $HOLE_SLOWER_AT_MOST" \
+		awk -v r="$(ratio "$hole_up" "$alone_up")" -v m="$HOLE_SLOWER_AT_MOST" 'BEGIN { exit !(r < m) }'
+	nt_expect_true "$label: b. srv -> lan took $(ratio "$hole_down" "$alone_down") of the time over dsl alone, under $HOLE_SLOWER_AT_MOST" \
+		awk -v r="$(ratio "$hole_down" "$alone_down")" -v m="$HOLE_SLOWER_AT_MOST" 'BEGIN { exit !(r < m) }'
+	# Each side's size for lte is lowered, dsl's is the largest, and the TUN devices follow the smaller.
+	local pc ps
+	pc=$(pmtu client lte) ps=$(pmtu server lte)
+	nt_expect_range "$label: the client's datagram size for lte (its path passes $((HOLE_MTU + 4 - 28)))" "$pc" $((HOLE_MTU + 4 - 28 - 8)) $((HOLE_MTU + 4 - 28))
+	nt_expect_range "$label: the server's datagram size for lte (its path passes $((HOLE_MTU - 28)))" "$ps" $((HOLE_MTU - 28 - 8)) $((HOLE_MTU - 28))
+	nt_expect_range "$label: the client's datagram size for dsl" "$(pmtu client dsl)" 1472 1472
+	sleep 1.5 # the TUN MTUs are fitted each second
+	nt_expect_range "$label: the client's TUN MTU follows lte" "$(tun_mtu client)" $((${pc:-0} - 39)) $((${pc:-0} - 39))
+	nt_expect_range "$label: the server's TUN MTU follows lte" "$(tun_mtu server)" $((${ps:-0} - 39)) $((${ps:-0} - 39))
+	# c. Then both uplinks carry the bond's packets.
+	xfer_start mtu-after 8
+	xfer_wait mtu-after "$label: c. once the size is found"
+	local fig_after=$XFER_FIG
+	after_up=$(xfer_ms mtu-after up) after_down=$(xfer_ms mtu-after down)
+	nt_expect_true "$label: c. lan -> srv took $(ratio "$after_up" "$alone_up") of the time over dsl alone, under $FOUND_FASTER_AT_LEAST" \
+		awk -v r="$(ratio "$after_up" "$alone_up")" -v m="$FOUND_FASTER_AT_LEAST" 'BEGIN { exit !(r < m) }'
+	nt_expect_true "$label: c. srv -> lan took $(ratio "$after_down" "$alone_down") of the time over dsl alone, under $FOUND_FASTER_AT_LEAST" \
+		awk -v r="$(ratio "$after_down" "$alone_down")" -v m="$FOUND_FASTER_AT_LEAST" 'BEGIN { exit !(r < m) }'
+	settle "$label" mtu
+	local probes_c
+	probes_c=$(since mtu client pmtu_probes lte)
+	# d. The path shrinks under load: lte searched anew behind a whole path, then the hole opens 1 s into 8 MB each way.
+	lte_anew 1500
+	max=$(wait_pmtu lte 1472 "$PMTU_FOUND_MS")
+	nt_expect_range "$label: d. lte's whole path again: the client's size" "$(pmtu client lte)" 1472 1472
+	sleep 1.5
+	nt_expect_range "$label: d. the client's TUN MTU back up" "$(tun_mtu client)" 1433 1433
+	snap mtu-shrink
+	holes_c=$(counter client pmtu_lowered lte) holes_s=$(counter server pmtu_lowered lte)
+	xfer_start mtu-shrink 8
+	sleep 1
+	nt_run em2 ip link set dev a mtu "$HOLE_MTU"
+	xfer_wait mtu-shrink "$label: d. the hole opening under load"
+	local fig_shrink=$XFER_FIG
+	local bh_c bh_s
+	bh_c=$(minus "$(counter client pmtu_lowered lte)" "$holes_c") bh_s=$(minus "$(counter server pmtu_lowered lte)" "$holes_s")
+	nt_expect_range "$label: d. times the client lowered lte's size" "$bh_c" 1 1
+	nt_expect_range "$label: d. times the server lowered lte's size" "$bh_s" 1 1
+	nt_expect_true "$label: d. lan -> srv took $(ratio "$(xfer_ms mtu-shrink up)" "$alone_up") of the time over dsl alone, under $HOLE_SLOWER_AT_MOST" \
+		awk -v r="$(ratio "$(xfer_ms mtu-shrink up)" "$alone_up")" -v m="$HOLE_SLOWER_AT_MOST" 'BEGIN { exit !(r < m) }'
+	nt_expect_true "$label: d. srv -> lan took $(ratio "$(xfer_ms mtu-shrink down)" "$alone_down") of the time over dsl alone, under $HOLE_SLOWER_AT_MOST" \
+		awk -v r="$(ratio "$(xfer_ms mtu-shrink down)" "$alone_down")" -v m="$HOLE_SLOWER_AT_MOST" 'BEGIN { exit !(r < m) }'
+	[ -n "$(wait_pmtu lte $((HOLE_MTU + 4 - 28)) "$PMTU_FOUND_MS")" ] || nt_log "netns: lte's size not found again"
+	settle "$label" mtu-shrink
+	# The next case finds lte whole again.
+	lte_anew 1500
+	wait_pmtu lte 1472 "$PMTU_FOUND_MS" >/dev/null
+	figure "$label" "lte's size found $found ms after it came up (client $pc, server $ps bytes; TUN MTUs followed); a black hole opening under load seen by each side once" \
+		"dsl alone: $fig_alone; during the search: $fig_hole ($(ratio "$hole_up" "$alone_up")/$(ratio "$hole_down" "$alone_down") of dsl alone); found: $fig_after ($(ratio "$after_up" "$alone_up")/$(ratio "$after_down" "$alone_down")); the hole opening: $fig_shrink" \
+		"lte pmtu_probes $probes_c (client); $(bond_figures mtu-shrink)"
+}
+
 # ---- the next case's section: its case_NAME function here, NAME in ALL_CASES below ----------------
 
 # ---- the run ------------------------------------------------------------------------------------
@@ -767,7 +903,7 @@ nt_wait_log "$CCONF.log" 'session established' 10 || { cat "$CCONF.log" "$SCONF.
 
 # One function per case, in this order. A new case is a case_NAME function
 # (in its own section above this one) and NAME added here.
-ALL_CASES="restart_server restart_client all_lost idle_loss busy_loss flap reload"
+ALL_CASES="restart_server restart_client all_lost idle_loss busy_loss flap mtu reload"
 for c in ${FAULT_CASES:-$ALL_CASES}; do
 	declare -F "case_$c" >/dev/null || nt_die "no case $c (cases: $ALL_CASES)"
 	"case_$c"

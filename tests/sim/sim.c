@@ -884,20 +884,20 @@ static void report_direction(struct sim *sim, struct report *r, enum sim_dir dir
 	}
 }
 
-/* Each end's path MTU of the link: the datagram size its search found, and the black holes it met. */
+/* Each end's path MTU of the link: the datagram size its search found, and how often a search found less than it had. */
 static void report_pmtu(struct report *r, const char *link, const struct wb_uplink *cu, const struct wb_uplink *su)
 {
 	char name[64];
 
-	fprintf(r->out, "      path mtu: datagrams of %u bytes up, %u down; black holes %" PRIu64 " up, %" PRIu64
+	fprintf(r->out, "      path mtu: datagrams of %u bytes up, %u down; lowered %" PRIu64 " up, %" PRIu64
 			" down\n",
-		cu->pmtu.size, su ? su->pmtu.size : 0, cu->c.pmtu_black_holes, su ? su->c.pmtu_black_holes : 0);
+		cu->pmtu.size, su ? su->pmtu.size : 0, cu->c.pmtu_lowered, su ? su->c.pmtu_lowered : 0);
 	snprintf(name, sizeof(name), "pmtu_%s_up", link);
 	metric(r, name, cu->pmtu.size);
 	snprintf(name, sizeof(name), "pmtu_%s_down", link);
 	metric(r, name, su ? su->pmtu.size : 0);
-	snprintf(name, sizeof(name), "black_holes_%s", link);
-	metric(r, name, (double)(cu->c.pmtu_black_holes + (su ? su->c.pmtu_black_holes : 0)));
+	snprintf(name, sizeof(name), "pmtu_lowered_%s", link);
+	metric(r, name, (double)(cu->c.pmtu_lowered + (su ? su->c.pmtu_lowered : 0)));
 }
 
 static void report_uplinks(struct sim *sim, struct report *r)

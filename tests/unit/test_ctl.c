@@ -535,7 +535,7 @@ static void test_request_rejects_unknown_attributes_by_number(void **state)
 	mnl_attr_put_u8(nlh, WB_CTL_U_BACKUP, 1);
 	mnl_attr_put_u8(nlh, WB_CTL_U_COUNT, 1);
 	mnl_attr_nest_end(nlh, n);
-	reject(nlh, WB_CTL_REQUEST, -EINVAL, "unknown uplink attribute 20");
+	reject(nlh, WB_CTL_REQUEST, -EINVAL, "unknown uplink attribute 22");
 }
 
 /* add-uplink: a name and a binding (device, source or mark); del-uplink: the name alone. */
@@ -1373,7 +1373,7 @@ static void test_counter_names(void **state)
 	assert_string_equal(wb_ctl_uplink_counter_names[0], "tx_packets");
 	assert_string_equal(wb_ctl_uplink_counter_names[14], "penalties");
 	assert_string_equal(wb_ctl_uplink_counter_names[15], "bad_acks");
-	assert_string_equal(wb_ctl_uplink_counter_names[WB_CTL_N_UPLINK_COUNTERS - 1], "pmtu_black_holes");
+	assert_string_equal(wb_ctl_uplink_counter_names[WB_CTL_N_UPLINK_COUNTERS - 1], "pmtu_lowered");
 }
 
 static int free_copy(void **state)
