@@ -10,6 +10,9 @@ void wb_pmtu_init(struct wb_pmtu *p, uint32_t max)
 	p->max = max;
 	p->size = max < WB_PMTU_BASE ? max : WB_PMTU_BASE;
 	p->due_ns = UINT64_MAX;
+	p->class_step = max > WB_PMTU_BASE ? (max - WB_PMTU_BASE + WB_PMTU_CLASSES - 2) / (WB_PMTU_CLASSES - 1) : 1;
+	if (!p->class_step)
+		p->class_step = 1;
 }
 
 static void finish(struct wb_pmtu *p, uint64_t now)
@@ -48,7 +51,7 @@ void wb_pmtu_restart(struct wb_pmtu *p, uint64_t now)
 {
 	p->size = p->max < WB_PMTU_BASE ? p->max : WB_PMTU_BASE;
 	p->big_lost = 0;
-	p->has_acked = false;
+	memset(p->acked_pn, 0, sizeof(p->acked_pn));
 	search(p, p->max, now);
 }
 
@@ -119,28 +122,56 @@ void wb_pmtu_on_answer(struct wb_pmtu *p, uint32_t size, uint64_t now)
 		next(p, now);
 }
 
+/* 0 at or below the base, then classes of class_step bytes up to the largest. */
+static unsigned size_class(const struct wb_pmtu *p, uint32_t bytes)
+{
+	unsigned c;
+
+	if (bytes <= WB_PMTU_BASE)
+		return 0;
+	c = 1 + (bytes - WB_PMTU_BASE - 1) / p->class_step;
+	return c < WB_PMTU_CLASSES ? c : WB_PMTU_CLASSES - 1;
+}
+
+/* The newest pn that arrived in a class from..to (inclusive). */
+static uint64_t newest_acked(const struct wb_pmtu *p, unsigned from, unsigned to)
+{
+	uint64_t pn = 0;
+
+	for (unsigned c = from; c <= to && c < WB_PMTU_CLASSES; c++)
+		if (p->acked_pn[c] > pn)
+			pn = p->acked_pn[c];
+	return pn;
+}
+
 void wb_pmtu_on_acked(struct wb_pmtu *p, uint32_t bytes, uint64_t pn)
 {
-	if (bytes <= WB_PMTU_BASE) {
-		if (pn > p->small_acked_pn || !p->has_acked)
-			p->small_acked_pn = pn;
-		p->has_acked = true;
-		return;
-	}
-	if (pn > p->big_acked_pn)
-		p->big_acked_pn = pn;
-	/* A big one sent after the first lost arrived: those were lost some other way. */
-	if (p->big_lost && pn > p->first_lost_pn)
+	unsigned c = size_class(p, bytes);
+
+	/* pn + 1: 0 means none, and packet numbers start at 0. */
+	if (pn + 1 > p->acked_pn[c])
+		p->acked_pn[c] = pn + 1;
+	/* One as big as those lost, sent after the first, arrived: they were lost some other way. */
+	if (p->big_lost && c >= p->lost_class && pn > p->first_lost_pn)
 		p->big_lost = 0;
 }
 
 void wb_pmtu_on_lost(struct wb_pmtu *p, uint32_t bytes, uint64_t pn)
 {
-	if (bytes <= WB_PMTU_BASE || pn < p->big_acked_pn || pn < p->fresh_pn)
+	unsigned c = size_class(p, bytes);
+
+	if (!c || pn < p->fresh_pn)
 		return;
-	if (!p->big_lost++)
-		p->first_lost_pn = pn;
-	if (pn > p->last_lost_pn || p->big_lost == 1)
+	/* One as big, sent after it, arrived before the ack that declared it lost: congestion. */
+	if (newest_acked(p, c, WB_PMTU_CLASSES - 1) > pn + 1)
+		return;
+	if (!p->big_lost++) {
+		p->first_lost_pn = p->last_lost_pn = pn;
+		p->lost_class = c;
+	}
+	if (c < p->lost_class)
+		p->lost_class = c;
+	if (pn > p->last_lost_pn)
 		p->last_lost_pn = pn;
 }
 
@@ -162,7 +193,8 @@ void wb_pmtu_suspect(struct wb_pmtu *p, uint64_t now)
 
 bool wb_pmtu_check_black_hole(struct wb_pmtu *p, uint64_t now, uint64_t next_pn)
 {
-	if (p->big_lost < WB_PMTU_BLACK_HOLE_LOSSES || !p->has_acked || p->small_acked_pn < p->last_lost_pn)
+	/* Smaller ones sent after the last of them arrived: the path carries those, and not these. */
+	if (p->big_lost < WB_PMTU_BLACK_HOLE_LOSSES || newest_acked(p, 0, p->lost_class - 1) <= p->last_lost_pn + 1)
 		return false;
 	p->fresh_pn = next_pn; /* what is still in flight of the old size will vanish too: not news */
 	wb_pmtu_suspect(p, now);

@@ -14,10 +14,13 @@
  * nothing about size. A search that ends below the largest size is tried
  * again after WB_PMTU_RAISE_NS: a path can grow.
  *
- * A black hole (the path shrank: big data datagrams vanish while small ones
- * arrive) is seen from the data itself: several datagrams above the base
- * lost, none of the big ones sent after them delivered, and a small one
- * sent after them delivered. An uplink that went stale and answers again
+ * A black hole (the path shrank: big data datagrams vanish while smaller
+ * ones arrive) is seen from the data itself: several datagrams above the
+ * base lost, none as big as them sent after them delivered, and a smaller
+ * one sent after them delivered. Sizes are compared in classes (pmtu.c),
+ * so that a path that carries 1276 bytes, with datagrams of 1250 passing
+ * among the 1472 that vanish, is seen as well as one that carries only
+ * small ones. An uplink that went stale and answers again
  * is suspect too: a busy uplink whose big datagrams all vanish has nothing
  * acked but its probes, and goes stale before its losses are counted.
  * Either way the size falls to the base and a search starts with the old
@@ -36,6 +39,7 @@
 #define WB_PMTU_STEP 8             /* a search ends when the bounds are this close */
 #define WB_PMTU_RAISE_NS (600ULL * 1000000000ULL) /* RFC 8899's PMTU_RAISE_TIMER */
 #define WB_PMTU_BLACK_HOLE_LOSSES 5 /* big data datagrams lost in a row that, with a small one through, mean a black hole */
+#define WB_PMTU_CLASSES 18         /* size classes: at or below the base, then equal steps up to the largest */
 
 struct wb_pmtu {
 	uint32_t size;     /* data datagrams stay within it */
@@ -50,12 +54,12 @@ struct wb_pmtu {
 	bool nudged;       /* a small packet went after it to find out whether the path carries anything */
 	uint64_t due_ns;   /* searching: the next probe, or the late one's deadline; else the next search */
 
-	/* Black-hole detection, by packet number. */
-	uint64_t big_acked_pn;  /* the largest pn of a datagram above the base that arrived */
-	uint64_t small_acked_pn; /* the largest pn of one at or below the base that arrived */
-	uint64_t first_lost_pn, last_lost_pn; /* the big ones lost after big_acked_pn */
+	/* Black-hole detection, by packet number and size class. */
+	uint64_t acked_pn[WB_PMTU_CLASSES]; /* the largest pn that arrived, per class; 0: none */
+	uint32_t class_step;    /* bytes per class above the base */
+	unsigned lost_class;    /* the smallest class among the losses counted */
+	uint64_t first_lost_pn, last_lost_pn; /* the losses counted */
 	uint32_t big_lost;
-	bool has_acked;
 	uint64_t fresh_pn;      /* losses of packets sent before the last black hole was seen are its echo */
 };
 

@@ -237,6 +237,39 @@ static void test_a_black_hole_is_seen_from_the_data(void **state)
 	assert_int_equal(t.p.settled, t.p.size);
 }
 
+/* A path of 1276 bytes under mixed sizes: the 1250-byte datagrams that pass do not hide the 1472 that vanish. */
+static void test_a_black_hole_among_mixed_sizes(void **state)
+{
+	struct path t;
+
+	(void)state;
+	start(&t, 1500);
+	run(&t, 10 * SEC, true);
+	for (int i = 0; i < WB_PMTU_BLACK_HOLE_LOSSES; i++) {
+		uint64_t big = t.pn;
+
+		t.pn++;
+		data(&t, 1250, true); /* sent after it, arrived */
+		wb_pmtu_on_lost(&t.p, MAX, big);
+		if (i + 1 < WB_PMTU_BLACK_HOLE_LOSSES)
+			assert_false(wb_pmtu_check_black_hole(&t.p, t.now, t.pn));
+	}
+	assert_true(wb_pmtu_check_black_hole(&t.p, t.now, t.pn));
+	/* But a 1472 sent after the first of them arriving means congestion, not size. */
+	run(&t, t.now + 10 * SEC, true);
+	assert_int_equal(t.p.size, MAX);
+	for (int i = 0; i < WB_PMTU_BLACK_HOLE_LOSSES; i++) {
+		uint64_t big = t.pn;
+
+		t.pn++;
+		data(&t, 1250, true);
+		wb_pmtu_on_lost(&t.p, MAX, big);
+		if (i == 2)
+			data(&t, MAX, true);
+	}
+	assert_false(wb_pmtu_check_black_hole(&t.p, t.now, t.pn));
+}
+
 /* Losses of what was in flight when a black hole was seen are its echo, not a second one. */
 static void test_the_black_holes_echo_is_not_another(void **state)
 {
@@ -351,6 +384,7 @@ int main(void)
 		cmocka_unit_test(test_a_raise_search_keeps_the_size),
 		cmocka_unit_test(test_a_black_hole_is_seen_from_the_data),
 		cmocka_unit_test(test_the_black_holes_echo_is_not_another),
+		cmocka_unit_test(test_a_black_hole_among_mixed_sizes),
 		cmocka_unit_test(test_congestion_losses_are_no_black_hole),
 		cmocka_unit_test(test_a_false_alarm_costs_one_round_trip),
 		cmocka_unit_test(test_a_small_bond_needs_no_search),
