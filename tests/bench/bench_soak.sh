@@ -68,22 +68,32 @@ WBD=$SAN_BUILD/bin/wanbondd
 SRV=10.2.0.2
 LAN=10.1.0.2
 
-# The memory margins: the last quarter's median may be at most PCT% plus KB
-# above the second quarter's.
-# - VmRSS: an ASan process's RSS is its heap, ASan's shadow of it (an eighth)
-#   and redzones, and the quarantine of freed blocks (up to 256 MB, filled
-#   only by frees: the daemon frees little while it runs). The pools of the
-#   bond grow to their high-water mark and stay there, so RSS is flat once
-#   warm; what moves it afterwards is a new high-water mark (a fault that
-#   holds more in flight than any before) and the allocator's caches. 10%
-#   plus 4 MB is above that noise in our runs and below what a leak of one
-#   allocation per packet, per probe or per sample would add in half a soak
-#   (tens of MB at these rates).
+# The memory margins: the median of the last quarter of an incarnation's
+# samples may be at most PCT% plus KB above the median of its second quarter.
+# - VmRSS. Under ASan it creeps up though the daemon does not grow: a freed
+#   block waits in ASan's quarantine (2 MB here, see san_env) before it can be
+#   used again, and the running daemon frees only 1-3 KB/s, so for a quarter of
+#   an hour or more of an incarnation new blocks come from fresh memory, up to
+#   the quarantine's size. In our 20-minute run that was 0.9 to 1.4 MiB from the
+#   second quarter's median to the last's; the normal build over the same
+#   uplinks, with steady traffic and CLI reads, stayed within 50 KB after its
+#   first minute. A new high-water mark of the bond's pools (a fault that holds
+#   more in flight than any before) adds a step of a few hundred KB. 10% plus 4
+#   MiB (about 6 MiB for these daemons) is about four times the creep: over a
+#   full run, with the medians 200 to 450 s apart, it catches growth above 15 to
+#   30 KB/s, such as a block kept per data packet or per ack. Slower growth of
+#   memory still reachable (a block per probe) passes; a block no longer
+#   reachable is LeakSanitizer's to find at the clean exits. A short run has its
+#   medians closer together and is less sensitive: a daemon changed to leak 64
+#   bytes per datagram received failed it in a 150 s run on the server's long
+#   incarnation, not on the client's (and failed LeakSanitizer at every clean
+#   exit).
 # - the daemon's figure counts the bond's own structures (packet pool, rings,
 #   per-uplink recovery state) by their capacity; they grow by chunks of 256
-#   packets and by doubling up to bounds set by the buffers, never shrink, so
-#   once warm it only steps up at a new peak. 25% plus 1 MB allows one such
-#   step (one ring doubling, a few chunks) but not a structure that keeps
+#   packets and by doubling up to bounds set by the buffers, and never
+#   shrink, so once warm it only steps up at a new peak (it was flat at 2.2
+#   MiB from the first minutes in our runs). 25% plus 1 MiB allows such a
+#   step (a ring doubling, a few chunks) but not a structure that keeps
 #   growing.
 RSS_MARGIN_PCT=10 RSS_MARGIN_KB=4096
 MEM_MARGIN_PCT=25 MEM_MARGIN_KB=1024
@@ -197,9 +207,10 @@ grep -q 'weight = 1;' "$CCONF" || nt_die "cannot set sat's weight in $CCONF"
 # there too: a clean exit leaves a report file, so a missing one is seen.
 # quarantine_size_mb=2: ASan keeps freed blocks out of use for a while to
 # catch a use after free. The daemon frees about 3 MB as it starts (OpenSSL's
-# set-up) and a few KB/s after that, so the default quarantine (256 MB) would
-# fill for the whole run and the RSS climb with it like a leak; 2 MB is full
-# from the start and still holds minutes of the running daemon's frees.
+# set-up) and 1-3 KB/s after that, so the default quarantine (256 MB) would
+# fill for the whole run and the RSS climb with it like a leak; 2 MB bounds
+# that creep (see the memory margins) and still holds a quarter of an hour
+# of the running daemon's frees.
 san_env() {
 	printf '%s\n' "ASAN_OPTIONS=log_path=$1:halt_on_error=1:abort_on_error=0:detect_leaks=1:atexit=1:quarantine_size_mb=2" \
 		"UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1"
@@ -670,11 +681,9 @@ stop_daemon server TERM
 prune
 
 # ---- the results -------------------------------------------------------------------
-# Sanitizer errors: in every report file and every daemon log.
+# Sanitizer errors other than leaks (those are counted at each clean exit),
+# in every report file and every daemon log.
 SAN_LOGS=$(find "$SAN_DIR" -type f | wc -l)
-SAN_ERROR_LINES=$(cat "$SAN_DIR"/* "$NT_TMP"/server.*.log "$NT_TMP"/client.*.log 2>/dev/null |
-	grep -cE "$SAN_ERRORS" || true)
-# Errors other than leaks (those are counted at each clean exit).
 SAN_OTHER=$(cat "$SAN_DIR"/* "$NT_TMP"/server.*.log "$NT_TMP"/client.*.log 2>/dev/null |
 	grep -E "$SAN_ERRORS" | grep -cvE 'LeakSanitizer|leaked in' || true)
 
@@ -760,7 +769,7 @@ mib() { [ "$1" = - ] && echo - || awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024
 	printf '%-34s %s\n' "clean exits (SIGTERM)" "server ${CLEAN_EXITS[server]}, client ${CLEAN_EXITS[client]}"
 	printf '%-34s %s\n' "leak reports at clean exits" "$LEAK_REPORTS ($LEAKED_BYTES bytes)"
 	printf '%-34s %s\n' "canaries caught (leak, overflow)" "$([ "$CANARY_LEAK" -eq 1 ] && echo yes || echo NO), $([ "$CANARY_UB" -eq 1 ] && echo yes || echo NO)"
-	printf '%-34s %s\n' "sanitizer errors" "$SAN_OTHER (in $SAN_LOGS report files and the daemons' logs)"
+	printf '%-34s %s\n' "sanitizer errors besides leaks" "$SAN_OTHER (in $SAN_LOGS report files and the daemons' logs)"
 	printf '%-34s %s\n' "daemons that ended by themselves" "server ${DIED[server]}, client ${DIED[client]}"
 	printf '%-34s %s\n' "other failures during the run" "$FAILS (failures.txt)"
 	echo "results: $OUT/"
@@ -784,6 +793,6 @@ done
 nt_expect_true "LeakSanitizer reports the canary's leak in its file" test "$CANARY_LEAK" -eq 1
 nt_expect_true "UBSan reports the canary's overflow in its log" test "$CANARY_UB" -eq 1
 nt_expect_range "leak reports at clean exits" "$LEAK_REPORTS" 0 0
-nt_expect_range "sanitizer error lines in all logs" "$SAN_ERROR_LINES" 0 0
+nt_expect_range "sanitizer errors besides leaks, in every log" "$SAN_OTHER" 0 0
 nt_expect_range "failures during the run (failures.txt)" "$FAILS" 0 0
 nt_finish
