@@ -4,7 +4,7 @@
 #   make deps       install the Debian packages the build and the tests need
 #   make check      every test: unit (plain and ASan+UBSan), fuzz replays, namespaces
 #   make demo       the main job over emulated uplinks, figures printed
-#   make bench      the long measurements (calibration, tunnel, scheduler; BENCH=word for some)
+#   make bench      the long measurements (calibration, tunnel, scheduler, soak; BENCH=word for some)
 #   make fuzz       run each libFuzzer harness for FUZZ_SECONDS
 #   make install    DESTDIR and PREFIX honoured
 
