@@ -196,10 +196,14 @@ static bool resend_one(struct wb_bond *b, uint64_t now, uint16_t *reserved)
 		wb_sndbuf_pop_retx(&b->snd); /* a copy went out since it was queued (a reinjection) */
 	}
 	if (too_big(b, e->len)) {
-		/* As good as delivered for us; the peer's reorder buffer skips it after its hold time. */
+		/*
+		 * Its path shrank after it went out. As good as delivered for us:
+		 * the peer's reorder buffer gives it up after its hold time and
+		 * counts it there (reorder_skips), so too_big_drops counts only
+		 * packets dropped before they had a DSN.
+		 */
 		wb_sndbuf_pop_retx(&b->snd);
 		e->flags |= WB_SND_DELIVERED;
-		b->c.too_big_drops++;
 		return true;
 	}
 	u = wb_sched_pick_resend(b, e->len + WB_SCHED_OVERHEAD, now, e->lost_on, reserved);

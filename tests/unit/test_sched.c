@@ -708,6 +708,29 @@ static void test_a_packet_too_big_for_every_path_is_dropped(void **state)
 	assert_int_equal(b->snd.nxt, nxt + 2);
 }
 
+/*
+ * A DSN to resend that no path carries now (they shrank after it went out):
+ * given up at once, not waited for, and not counted as a drop at the door:
+ * the peer's reorder buffer counts it when it skips it.
+ */
+static void test_a_resend_too_big_for_every_path_is_given_up(void **state)
+{
+	struct wb_bond *b = scene(2, false);
+	uint64_t dsn = push_dsn(b, 1400, 0);
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		b->uplinks[i].pmtu.size = b->uplinks[i].pmtu.settled = 1272;
+		b->uplinks[i].pmtu.searching = false;
+	}
+	wb_sndbuf_queue_retx(&b->snd, dsn);
+	wb_bond_push(b, p.now);
+	assert_int_equal(wb_sndbuf_peek_retx(&b->snd), UINT64_MAX);
+	assert_true(wb_sndbuf_get(&b->snd, dsn)->flags & WB_SND_DELIVERED);
+	assert_int_equal(b->c.too_big_drops, 0);
+	assert_int_equal(b->c.retransmits, 0);
+}
+
 /* ---- 3. avoid blocking ------------------------------------------------------------- */
 
 /*
@@ -2111,6 +2134,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_default_uses_a_backup_only_when_no_other_is_usable, teardown),
 		cmocka_unit_test_teardown(test_a_packet_keeps_off_an_uplink_whose_path_is_too_small, teardown),
 		cmocka_unit_test_teardown(test_a_packet_too_big_for_every_path_is_dropped, teardown),
+		cmocka_unit_test_teardown(test_a_resend_too_big_for_every_path_is_given_up, teardown),
 
 		cmocka_unit_test_teardown(test_avoid_blocking_waits_for_the_fast_uplink_when_the_peer_window_is_short,
 					  teardown),
