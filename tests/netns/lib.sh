@@ -308,6 +308,23 @@ nt_ping_rtt() {
 		awk -F'[/ =]+' '/^rtt|^round-trip/ { print $7 }'
 }
 
+# nt_wait_ping NAME ADDR SECONDS: pings ADDR from NAME every 20 ms until one is
+# answered; prints the ms from now to that answer (empty: none within SECONDS).
+# ping gives up at its first "net unreachable" (a router with no route while
+# its daemon is away): it is started again until the deadline.
+nt_wait_ping() {
+	local ns=$1 addr=$2 secs=$3 t0 deadline answered=""
+	t0=$(date +%s%N)
+	deadline=$((t0 + secs * 1000000000))
+	while [ -z "$answered" ] && [ "$(date +%s%N)" -lt "$deadline" ]; do
+		answered=$(nt_run "$ns" ping -n -D -i 0.02 -W 1 -w "$secs" "$addr" 2>/dev/null |
+			awk -F'[][]' '/bytes from/ { print $2; exit }' || true)
+		[ -n "$answered" ] || sleep 0.02
+	done
+	[ -n "$answered" ] && awk -v a="$answered" -v t0="$t0" 'BEGIN { printf "%d\n", a * 1000 - t0 / 1000000 }'
+	return 0
+}
+
 # nt_binomial_interval N P CONF: the central CONF interval "LO HI" of the number
 # of successes of Binomial(N, P), exact (summing the distribution in log space).
 nt_binomial_interval() {

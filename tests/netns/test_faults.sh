@@ -207,22 +207,7 @@ silence_at() {
 
 # ---- traffic ------------------------------------------------------------------------------
 
-# wait_ping SECONDS: pings lan -> srv every 20 ms until one is answered; prints
-# the ms from now to that answer (empty: none within SECONDS). ping gives up
-# at its first "net unreachable" (the router has no route while its daemon
-# is away): it is started again until the deadline.
-wait_ping() {
-	local t0 deadline answered=""
-	t0=$(date +%s%N)
-	deadline=$((t0 + $1 * 1000000000))
-	while [ -z "$answered" ] && [ "$(date +%s%N)" -lt "$deadline" ]; do
-		answered=$(nt_run lan ping -n -D -i 0.02 -W 1 -w "$1" "$SRV" 2>/dev/null |
-			awk -F'[][]' '/bytes from/ { print $2; exit }' || true)
-		[ -n "$answered" ] || sleep 0.02
-	done
-	[ -n "$answered" ] && awk -v a="$answered" -v t0="$t0" 'BEGIN { printf "%d\n", a * 1000 - t0 / 1000000 }'
-	return 0
-}
+wait_ping() { nt_wait_ping lan "$SRV" "$1"; }
 
 # A ping lan -> srv every 50 ms, each answer logged with its arrival time.
 PINGER_PID="" PING_LOG=""
