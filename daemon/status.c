@@ -86,9 +86,10 @@ void status_log(const struct daemon *d)
 
 	log_line(LOG_LVL_NOTICE, d->cfg.name, NULL,
 		 "datagrams %" PRIu64 ", short or unknown %" PRIu64 ", unknown index %" PRIu64 ", bad mac1 %" PRIu64
-		 ", unknown peer %" PRIu64 ", under load %" PRIu64 ", cookie replies %" PRIu64,
+		 ", unknown peer %" PRIu64 ", under load %" PRIu64 ", cookie replies %" PRIu64
+		 ", over the per-source limit %" PRIu64,
 		 c->rx_datagrams, c->short_or_unknown, c->unknown_index, c->bad_mac1, c->unknown_peer, c->under_load,
-		 c->cookie_replies_sent);
+		 c->cookie_replies_sent, c->rate_limited);
 	for (int i = 0; i < d->n_socks; i++)
 		if (!d->socks[i].removed)
 			log_socket(d, &d->socks[i]);

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "cookie.h"
+#include "log_limit.h"
 #include "counters.h"
 #include "index.h"
 #include "keypair.h"
@@ -52,6 +53,7 @@ struct wb_bond {
 	uint8_t last_timestamp[WB_TAI64N_LEN];
 	uint64_t last_initiation_ns;
 	bool has_timestamp;
+	struct wb_log_limit refusal_log; /* a replayed initiation can come a thousand times a second */
 
 	/* Sessions: next is the responder's, until the initiator's first message confirms it. */
 	struct wb_keypair *previous, *current, *next;

@@ -65,6 +65,7 @@ struct wb_device_counters {
 	uint64_t bad_mac1;          /* a handshake message not meant for us: dropped at a hash */
 	uint64_t unknown_peer;      /* an initiation from a key that is none of our peers */
 	uint64_t under_load;        /* handshake messages that met the load limit */
+	uint64_t rate_limited;      /* ... and then, with a valid cookie, the per-source limit */
 	uint64_t cookie_replies_sent;
 };
 

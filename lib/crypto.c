@@ -81,13 +81,48 @@ int wb_x25519(uint8_t shared[WB_KEY_LEN], const uint8_t priv[WB_KEY_LEN], const 
 
 /* ---- BLAKE2s ------------------------------------------------------------ */
 
+/*
+ * OpenSSL 3 looks an algorithm up by name on every fetch (and on every init
+ * with a legacy EVP_blake2s256()-style handle). A server checks mac1 on every
+ * handshake datagram, flood or not, so each algorithm is fetched once and
+ * kept for the process's life. The daemon is single threaded; a second
+ * thread racing here would only fetch twice and leak one reference.
+ */
+static EVP_MD *blake2s(void)
+{
+	static EVP_MD *md;
+
+	if (!md)
+		md = EVP_MD_fetch(NULL, "BLAKE2S-256", NULL);
+	return md;
+}
+
+static EVP_MAC *blake2s_mac(void)
+{
+	static EVP_MAC *mac;
+
+	if (!mac)
+		mac = EVP_MAC_fetch(NULL, "BLAKE2SMAC", NULL);
+	return mac;
+}
+
+static EVP_KDF *hkdf(void)
+{
+	static EVP_KDF *kdf;
+
+	if (!kdf)
+		kdf = EVP_KDF_fetch(NULL, "HKDF", NULL);
+	return kdf;
+}
+
 int wb_hash2(uint8_t out[WB_HASH_LEN], const void *a, size_t alen, const void *b, size_t blen)
 {
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	EVP_MD *md = blake2s();
+	EVP_MD_CTX *ctx = md ? EVP_MD_CTX_new() : NULL;
 	unsigned int len = 0;
 	int rc = -EINVAL;
 
-	if (ctx && EVP_DigestInit_ex(ctx, EVP_blake2s256(), NULL) == 1 && EVP_DigestUpdate(ctx, a, alen) == 1 &&
+	if (ctx && EVP_DigestInit_ex(ctx, md, NULL) == 1 && EVP_DigestUpdate(ctx, a, alen) == 1 &&
 	    (!blen || EVP_DigestUpdate(ctx, b, blen) == 1) && EVP_DigestFinal_ex(ctx, out, &len) == 1 &&
 	    len == WB_HASH_LEN)
 		rc = 0;
@@ -97,7 +132,7 @@ int wb_hash2(uint8_t out[WB_HASH_LEN], const void *a, size_t alen, const void *b
 
 int wb_mac(uint8_t *out, size_t outlen, const uint8_t *key, size_t keylen, const void *in, size_t inlen)
 {
-	EVP_MAC *mac = EVP_MAC_fetch(NULL, "BLAKE2SMAC", NULL);
+	EVP_MAC *mac = blake2s_mac();
 	EVP_MAC_CTX *ctx = mac ? EVP_MAC_CTX_new(mac) : NULL;
 	OSSL_PARAM params[] = {
 		OSSL_PARAM_construct_size_t(OSSL_MAC_PARAM_SIZE, &outlen),
@@ -110,7 +145,6 @@ int wb_mac(uint8_t *out, size_t outlen, const uint8_t *key, size_t keylen, const
 	    EVP_MAC_final(ctx, out, &len, outlen) == 1 && len == outlen)
 		rc = 0;
 	EVP_MAC_CTX_free(ctx);
-	EVP_MAC_free(mac);
 	return rc;
 }
 
@@ -121,7 +155,7 @@ int wb_mac(uint8_t *out, size_t outlen, const uint8_t *key, size_t keylen, const
 int wb_kdf(uint8_t t1[WB_HASH_LEN], uint8_t *t2, uint8_t *t3, const uint8_t ck[WB_HASH_LEN],
 	   const void *in, size_t inlen)
 {
-	EVP_KDF *kdf = EVP_KDF_fetch(NULL, "HKDF", NULL);
+	EVP_KDF *kdf = hkdf();
 	EVP_KDF_CTX *ctx = kdf ? EVP_KDF_CTX_new(kdf) : NULL;
 	uint8_t okm[3 * WB_HASH_LEN], dummy = 0;
 	size_t n = t3 ? 3 : t2 ? 2 : 1;
@@ -143,7 +177,6 @@ int wb_kdf(uint8_t t1[WB_HASH_LEN], uint8_t *t2, uint8_t *t3, const uint8_t ck[W
 	}
 	wb_wipe(okm, sizeof(okm));
 	EVP_KDF_CTX_free(ctx);
-	EVP_KDF_free(kdf);
 	return rc;
 }
 
@@ -153,9 +186,15 @@ struct wb_aead {
 	EVP_CIPHER_CTX *enc, *dec;
 };
 
-static const EVP_CIPHER *cipher_of(enum wb_cipher c)
+/* Fetched once, as the BLAKE2s algorithms are: cookie replies and handshakes key a context each. */
+static EVP_CIPHER *cipher_of(enum wb_cipher c)
 {
-	return c == WB_CIPHER_AES_256_GCM ? EVP_aes_256_gcm() : EVP_chacha20_poly1305();
+	static EVP_CIPHER *chacha, *gcm;
+	EVP_CIPHER **slot = c == WB_CIPHER_AES_256_GCM ? &gcm : &chacha;
+
+	if (!*slot)
+		*slot = EVP_CIPHER_fetch(NULL, c == WB_CIPHER_AES_256_GCM ? "AES-256-GCM" : "ChaCha20-Poly1305", NULL);
+	return *slot;
 }
 
 static void counter_nonce(uint8_t nonce[WB_NONCE_LEN], uint64_t counter)
@@ -193,12 +232,13 @@ static int aead_run(EVP_CIPHER_CTX *ctx, bool seal, const uint8_t nonce[WB_NONCE
 
 static EVP_CIPHER_CTX *keyed_ctx(enum wb_cipher c, const uint8_t key[WB_KEY_LEN], bool seal)
 {
-	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+	EVP_CIPHER *cipher = cipher_of(c);
+	EVP_CIPHER_CTX *ctx = cipher ? EVP_CIPHER_CTX_new() : NULL;
 
 	if (!ctx)
 		return NULL;
 	/* Both ciphers take a 12-byte nonce by default; the key schedule happens here, once. */
-	if (EVP_CipherInit_ex(ctx, cipher_of(c), NULL, key, NULL, seal) != 1) {
+	if (EVP_CipherInit_ex(ctx, cipher, NULL, key, NULL, seal) != 1) {
 		EVP_CIPHER_CTX_free(ctx);
 		return NULL;
 	}

@@ -6,6 +6,8 @@
  * against replays) to their bond.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +36,28 @@ uint32_t wb_device_new_index(struct wb_device *d)
 	return 0;
 }
 
+void wb_device_log(const struct wb_device *d, enum wb_log_level level, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	if (!d->ops.log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	d->ops.log(d->ctx, level, NULL, NULL, msg);
+}
+
+static void init_rate_limit(struct wb_device *d)
+{
+	uint8_t key[WB_HASH_LEN];
+
+	wb_device_random(d, key, sizeof(key));
+	wb_ratelimit_init(&d->initiations, key);
+	wb_wipe(key, sizeof(key));
+}
+
 int wb_device_new(struct wb_device **out, const struct wb_device_params *p, const struct wb_device_ops *ops, void *ctx)
 {
 	struct wb_device *d = calloc(1, sizeof(*d));
@@ -47,6 +71,7 @@ int wb_device_new(struct wb_device **out, const struct wb_device_params *p, cons
 	d->ctx = ctx;
 	d->deadline_dirty = true;
 	d->load_budget_ns = NSEC_PER_SEC;
+	init_rate_limit(d);
 	wb_index_init(&d->index);
 	if (wb_noise_local_init(&d->local, p->private_key)) {
 		free(d);
@@ -120,6 +145,26 @@ bool wb_device_under_load(struct wb_device *d, uint64_t now)
 		return true;
 	d->load_budget_ns -= cost;
 	return false;
+}
+
+void wb_device_note_load(struct wb_device *d, uint64_t now)
+{
+	const struct wb_device_counters *was = &d->load_logged;
+	uint64_t held;
+
+	d->c.under_load++;
+	if (!wb_log_limit_pass(&d->load_log, now, &held))
+		return;
+	if (held)
+		wb_device_log(d, WB_LOG_WARNING,
+			      "under load since the last line: %llu handshake messages, %llu cookie replies, "
+			      "%llu over the per-source limit",
+			      (unsigned long long)(d->c.under_load - was->under_load),
+			      (unsigned long long)(d->c.cookie_replies_sent - was->cookie_replies_sent),
+			      (unsigned long long)(d->c.rate_limited - was->rate_limited));
+	else
+		wb_device_log(d, WB_LOG_WARNING, "under load: initiations now need a cookie");
+	d->load_logged = d->c;
 }
 
 static void refresh_cookie_secret(struct wb_device *d, uint64_t now)

@@ -11,6 +11,8 @@
 #include "counters.h"
 #include "index.h"
 #include "noise.h"
+#include "ratelimit.h"
+#include "log_limit.h"
 #include "wanbond.h"
 
 struct wb_device {
@@ -24,6 +26,10 @@ struct wb_device {
 	unsigned n_bonds;
 	/* Handshake budget (a token bucket in ns of work): spent, an initiation needs a cookie. */
 	uint64_t load_budget_ns, load_checked_ns;
+	struct wb_ratelimit initiations; /* per source, once the load limit asks for cookies */
+	/* One log line per interval while under load, instead of one per datagram. */
+	struct wb_log_limit load_log;
+	struct wb_device_counters load_logged; /* the counters at the last such line */
 	uint64_t next_deadline;
 	bool deadline_dirty;
 	struct wb_device_counters c;
@@ -42,5 +48,12 @@ bool wb_device_under_load(struct wb_device *d, uint64_t now);
 uint32_t wb_device_new_index(struct wb_device *d);
 
 void wb_device_random(struct wb_device *d, void *buf, size_t len);
+
+/* A line for the log about the device as a whole (no bond, no uplink). */
+void wb_device_log(const struct wb_device *d, enum wb_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* An initiation met the load limit: counts it and now and then says so in the log. */
+void wb_device_note_load(struct wb_device *d, uint64_t now);
 
 #endif

@@ -243,6 +243,19 @@ static void respond(struct wb_bond *b, struct wb_noise_handshake *hs, const stru
 	wb_bond_log(b, WB_LOG_DEBUG, NULL, "handshake answered");
 }
 
+static void log_refusal(struct wb_bond *b, const char *refusal, uint64_t now)
+{
+	uint64_t held;
+
+	if (!wb_log_limit_pass(&b->refusal_log, now, &held))
+		return;
+	if (held)
+		wb_bond_log(b, WB_LOG_INFO, NULL, "handshake initiation refused: %s (and %llu more since the last line)",
+			    refusal, (unsigned long long)held);
+	else
+		wb_bond_log(b, WB_LOG_INFO, NULL, "handshake initiation refused: %s", refusal);
+}
+
 void wb_handshake_on_initiation(struct wb_device *d, uint64_t now, const struct wb_endpoint *from,
 				uint8_t *buf, size_t len)
 {
@@ -259,9 +272,14 @@ void wb_handshake_on_initiation(struct wb_device *d, uint64_t now, const struct 
 	}
 	memcpy(&copy, buf, sizeof(copy));
 	if (wb_device_under_load(d, now)) {
-		d->c.under_load++;
+		wb_device_note_load(d, now);
 		if (mac != WB_MAC1_MAC2_OK) {
 			send_cookie(d, from, buf, len);
+			return;
+		}
+		/* The cookie proves the source's address; now bound what that source may cost. */
+		if (!wb_ratelimit_allow(&d->initiations, from, now)) {
+			d->c.rate_limited++;
 			return;
 		}
 	}
@@ -276,7 +294,7 @@ void wb_handshake_on_initiation(struct wb_device *d, uint64_t now, const struct 
 		b->c.handshakes_refused++;
 	} else if ((refusal = initiation_refusal(b, ts, now))) {
 		b->c.handshakes_refused++;
-		wb_bond_log(b, WB_LOG_INFO, NULL, "handshake initiation refused: %s", refusal);
+		log_refusal(b, refusal, now);
 	} else {
 		memcpy(b->last_timestamp, ts, WB_TAI64N_LEN);
 		b->last_initiation_ns = now;

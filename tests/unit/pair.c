@@ -59,9 +59,11 @@ static void on_log(void *ctx, enum wb_log_level level, const char *bond, const c
 {
 	struct pair_side *s = ctx;
 
+	if (level < WB_LOG_DEBUG)
+		s->log_lines++;
 	if ((int)level <= s->pair->log_level)
-		fprintf(stderr, "%s %s%s%s: %s\n", s->is_server ? "server" : "client", bond, uplink ? "/" : "",
-			uplink ? uplink : "", msg);
+		fprintf(stderr, "%s %s%s%s: %s\n", s->is_server ? "server" : "client", bond ? bond : "(device)",
+			uplink ? "/" : "", uplink ? uplink : "", msg);
 }
 
 #define PAIR_EPOCH_NS (1700000000ULL * 1000000000ULL)

@@ -42,6 +42,7 @@ struct pair_side {
 	uint64_t *delivered;
 	size_t n_delivered;
 	uint64_t sent; /* datagrams this side ever sent */
+	uint64_t log_lines; /* lines the library logged above debug level */
 	/* How far this side's real-time clock is off (a router that booted without one: behind). */
 	int64_t wall_error_ns;
 	/* What made the side, so pair_restart can make it again. */

@@ -1670,6 +1670,62 @@ static void test_cookie_under_load_with_two_uplinks(void **state)
 	assert_true(wb_bond_has_session(cbond()));
 }
 
+/*
+ * A source with a valid cookie, under load, that sends initiations every 10
+ * ms for 2 s (its responses are lost, so it keeps trying): after the first
+ * burst, the server looks at 20 a second of them and drops the rest before
+ * any Diffie-Hellman. Without the per-source limit it answered or refused
+ * (both after the DH operations) every one.
+ */
+static void test_one_source_with_a_cookie_is_limited_to_20_a_second(void **state)
+{
+	struct wb_timers t = WB_TIMERS_DEFAULT;
+	struct handshake_tap tp = { .drop_responses = true };
+	const struct wb_device_counters *dc;
+	uint64_t looked_at, lines;
+
+	(void)state;
+	t.handshake_retry_ns = 10 * MS;
+	pair_init(&p, &(struct pair_options){ .n_uplinks = 1, .timers = t, .handshakes_per_second = 1 });
+	p.filter = tap;
+	p.filter_arg = &tp;
+	pair_run_until(&p, p.now + 2000 * MS);
+	dc = devc(&p.server);
+	looked_at = tp.responses + bondc(&p.server)->handshakes_refused;
+	assert_true(tp.initiations >= 190);
+	assert_int_equal(dc->cookie_replies_sent, 1);
+	/* One answered before the load limit, the burst, then 20 a second; the rest dropped. */
+	assert_in_range(looked_at, 1 + WB_RATELIMIT_BURST + 30, 1 + WB_RATELIMIT_BURST + 2 * WB_RATELIMIT_PER_SECOND + 1);
+	assert_int_equal(dc->rate_limited, tp.initiations - 1 - dc->cookie_replies_sent - looked_at + 1);
+	/* The flood is summed up in the log, not a line per datagram. */
+	lines = p.server.log_lines;
+	assert_true(lines < 10);
+}
+
+/* A replayed initiation, 40 times a second: counted each time, logged once per 10 s. */
+static void test_a_replayed_initiation_is_logged_once_per_interval(void **state)
+{
+	struct pair_datagram init;
+	uint64_t lines;
+
+	(void)state;
+	pair_init(&p, &(struct pair_options){ 0 });
+	wb_device_tick(p.client.dev, p.now);
+	init = take_only_datagram(&p.client);
+	pair_inject(&p, &p.server, &init);
+	lines = p.server.log_lines;
+	for (int i = 0; i < 400; i++) {
+		p.now += 25 * MS;
+		pair_inject(&p, &p.server, &init);
+	}
+	assert_int_equal(bondc(&p.server)->handshakes_refused, 400);
+	assert_int_equal(devc(&p.server)->under_load, 0);
+	assert_int_equal(p.server.log_lines - lines, 1);
+	p.now += 25 * MS; /* 10 s after the first refusal: one line saying how many were held back */
+	pair_inject(&p, &p.server, &init);
+	assert_int_equal(p.server.log_lines - lines, 2);
+}
+
 static void test_bad_mac1_flood_costs_nothing_else(void **state)
 {
 	struct prng rng;
@@ -1974,6 +2030,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_roaming_follows_authenticated_packets_only, teardown),
 		cmocka_unit_test_teardown(test_cookie_reply_under_load_then_mac2_is_answered, teardown),
 		cmocka_unit_test_teardown(test_cookie_under_load_with_two_uplinks, teardown),
+		cmocka_unit_test_teardown(test_one_source_with_a_cookie_is_limited_to_20_a_second, teardown),
+		cmocka_unit_test_teardown(test_a_replayed_initiation_is_logged_once_per_interval, teardown),
 		cmocka_unit_test_teardown(test_bad_mac1_flood_costs_nothing_else, teardown),
 		cmocka_unit_test_teardown(test_close_ends_the_server_session_and_the_client_comes_back, teardown),
 		cmocka_unit_test_teardown(test_server_learns_uplink_names_weights_and_backup, teardown),
