@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# The handshake flood: a host that knows the server's public key sends it
+# initiations with a valid mac1 at FLOOD_RATE (5000) a second for FLOOD_SECS
+# (12), answering its cookie replies so that under load they carry a valid
+# mac2, while a real router's session is renewed (rekey_after_seconds 10).
+#
+#   router "home" --- uplink dsl (50 Mbit/s, 5 ms one way) --- vps (server)
+#   atk (the attacker) --- a veth of its own --------------------- vps
+#
+# Three runs side by side on the same pair of daemons:
+#   none    no flood: the server's own cost and the rekey as it is;
+#   own     the attacker's own key, no peer of the server: each initiation
+#           that gets past the load limit costs one Diffie-Hellman;
+#   tenant  the key of another router of the same server (a tenant of a
+#           shared server): the same replayed initiation costs both.
+# Each run: the server's CPU (user and system time from /proc, as a share of
+# one core over the run), how long the router's rekey took (its first
+# initiation after the session came due to the new session, from its
+# counters polled every 100 ms), pings through the tunnel lost, and the
+# server's counters (initiations that met the load limit, cookie replies,
+# initiations over the per-source limit).
+# Checks: under either flood the server stays under 50% of a core and the
+# rekey completes within 5 s, as in the no-flood run; no ping is lost.
+#
+#   make bench BENCH=flood
+#   NT_WANBONDD=other/wanbondd make bench BENCH=flood   another daemon, same tools
+set -eu
+cd "$(dirname "$0")/../.."
+NT_BUILD=${1:-build}
+source tests/netns/lib.sh
+
+FLOOD_RATE=${FLOOD_RATE:-5000}
+FLOOD_SECS=${FLOOD_SECS:-12}
+REKEY_SECS=10
+CPU_LIMIT=0.5
+REKEY_LIMIT_MS=5000
+FLOOD=$NT_BUILD/tests/tools/hsflood
+CLI=$NT_BUILD/bin/wanbond
+SRV=10.2.0.2
+OUT=$NT_BUILD/bench/flood
+
+nt_init
+[ -x "$FLOOD" ] || nt_die "missing $FLOOD (run make tool-bins)"
+mkdir -p "$OUT"
+nt_topology 1
+nt_uplink_start 1 rate 50mbit delay 5ms limit 40ms seed 1
+# The attacker's own way to the server, apart from the router's uplink.
+nt_add_ns atk
+nt_veth atk eth0 vps atk0
+nt_run atk ip addr add 10.201.0.2/24 dev eth0
+nt_run atk ip link set dev eth0 up
+nt_run atk ip route add "$NT_SERVER_ADDR/32" via 10.201.0.1
+nt_run vps ip addr add 10.201.0.1/24 dev atk0
+nt_run vps ip link set dev atk0 up
+
+nt_wb_keys server
+nt_wb_keys home
+nt_wb_keys tenant
+SCONF=$NT_TMP/vps.conf
+CCONF=$NT_TMP/home.conf
+nt_wb_server_conf "$SCONF" home:10.255.0.1/30:10.1.0.0/24 tenant:10.255.1.1/30:10.9.0.0/24
+nt_wb_client_conf "$CCONF" home 10.255.0.2/30 10.2.0.0/24 dsl:wan1
+echo "timers = { rekey_after_seconds = $REKEY_SECS; };" >>"$CCONF"
+nt_wb_start vps "$SCONF"
+SPID=$NT_LAST_PID
+nt_wb_start router "$CCONF"
+[ -n "$(nt_wait_ping lan "$SRV" 15)" ] || nt_die "no ping through the tunnel"
+
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+# The client's handshakes sent and rekeys, read at once: "SENT REKEYS".
+client_handshakes() {
+	"$CLI" -d "$NT_TMP/ctl-client" -j show home 2>/dev/null |
+		jq -r '.[0].counters | "\(.handshakes_sent) \(.rekeys)"'
+}
+server_field() { nt_wb_field "$(nt_wb_status "$SPID" "$SCONF.log")" "$1"; }
+
+# run NAME [KEY_FILE]: one run; appends a row to $OUT/runs.txt and sets
+# CPU and REKEY_MS (empty: no rekey completed in the run).
+run() {
+	local name=$1 key=${2:-} t0 ticks0 ticks1 secs sent0 rekeys0 s r t_sent="" t_done="" flood_pid="" hz
+	local load0 cookies0 limited0 ping_out lost
+	hz=$(getconf CLK_TCK)
+	load0=$(server_field "under load")
+	cookies0=$(server_field "cookie replies")
+	limited0=$(server_field "over the per-source limit")
+	read -r sent0 rekeys0 <<<"$(client_handshakes)"
+	ticks0=$(cpu_ticks "$SPID")
+	t0=$(now_ms)
+	if [ "$name" != none ]; then
+		nt_bg atk "$OUT/hsflood-$name.log" "$FLOOD" "$NT_SERVER_ADDR" 51820 "$(cat "$NT_TMP/server.pub")" \
+			"$FLOOD_RATE" "$FLOOD_SECS" $key
+		flood_pid=$NT_LAST_PID
+	fi
+	nt_bg lan "$OUT/ping-$name.log" ping -q -n -i 0.1 -w "$FLOOD_SECS" "$SRV"
+	local ping_pid=$NT_LAST_PID
+	while [ $(($(now_ms) - t0)) -lt $((FLOOD_SECS * 1000)) ]; do
+		read -r s r <<<"$(client_handshakes)"
+		# Sent and done between two polls: the rekey took less than a poll (counted as 0).
+		[ -z "$t_sent" ] && [ "${s:-0}" -gt "$sent0" ] && t_sent=$(now_ms)
+		[ -z "$t_done" ] && [ "${r:-0}" -gt "$rekeys0" ] && t_done=$(now_ms)
+		sleep 0.1
+	done
+	ticks1=$(cpu_ticks "$SPID")
+	secs=$(( $(now_ms) - t0 ))
+	[ -n "$flood_pid" ] && wait "$flood_pid" 2>/dev/null || true
+	wait "$ping_pid" 2>/dev/null || true
+	CPU=$(awk -v d=$((ticks1 - ticks0)) -v hz="$hz" -v ms="$secs" 'BEGIN { printf "%.3f", d / hz / (ms / 1000) }')
+	REKEY_MS=""
+	[ -n "$t_sent" ] && [ -n "$t_done" ] && REKEY_MS=$((t_done - t_sent))
+	lost=$(awk '/packet loss/ { for (i = 1; i <= NF; i++) if ($i == "packet") print $(i - 1) }' "$OUT/ping-$name.log")
+	LOST=${lost%\%}
+	local rate="0"
+	[ "$name" != none ] && rate=$(grep -oE '\(([0-9]+)/s\)' "$OUT/hsflood-$name.log" | tr -d '()/s')
+	printf '| %-7s | %9s | %11s | %13s | %9s | %10s | %13s | %16s |\n' "$name" "$rate" "$CPU" \
+		"${REKEY_MS:-none}" "${LOST:-?}%" "$(( $(server_field "under load") - load0 ))" \
+		"$(( $(server_field "cookie replies") - cookies0 ))" \
+		"$(( $(server_field "over the per-source limit") - limited0 ))" | tee -a "$OUT/runs.txt"
+}
+
+: >"$OUT/runs.txt"
+echo
+echo "handshake flood: $FLOOD_RATE initiations a second with a valid mac1 for $FLOOD_SECS s; rekey every $REKEY_SECS s"
+echo "| attack  | sent (/s) | server CPU  | rekey (ms)    | ping lost | under load | cookie replies | per-source limit |"
+echo "| ---     | ---       | ---         | ---           | ---       | ---        | ---            | ---              |"
+run none
+nt_expect_true "no flood: the rekey completed" test -n "$REKEY_MS"
+run own
+OWN_CPU=$CPU OWN_REKEY=$REKEY_MS OWN_LOST=$LOST
+run tenant "$NT_TMP/tenant.key"
+TENANT_CPU=$CPU TENANT_REKEY=$REKEY_MS TENANT_LOST=$LOST
+echo
+nt_expect_range "own key: server CPU (share of a core)" "$OWN_CPU" 0 "$CPU_LIMIT"
+nt_expect_range "own key: rekey (ms)" "$OWN_REKEY" 0 "$REKEY_LIMIT_MS"
+nt_expect_range "own key: pings lost (%)" "$OWN_LOST" 0 0
+nt_expect_range "tenant key: server CPU (share of a core)" "$TENANT_CPU" 0 "$CPU_LIMIT"
+nt_expect_range "tenant key: rekey (ms)" "$TENANT_REKEY" 0 "$REKEY_LIMIT_MS"
+nt_expect_range "tenant key: pings lost (%)" "$TENANT_LOST" 0 0
+nt_finish
