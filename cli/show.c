@@ -5,15 +5,17 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "escape.h"
 #include "wanbond.h"
 
 #define NS_PER_MS 1000000.0
 
 /* ---- reading ---------------------------------------------------------------------- */
 
+/* Every string the daemon sends is escaped as it is read: some came from the peer (escape.h). */
 static void copy_str(char *out, size_t len, const struct nlattr *a)
 {
-	snprintf(out, len, "%s", wb_ctl_str(a, ""));
+	wb_escape(out, len, wb_ctl_str(a, ""));
 }
 
 static uint64_t u64_or(const struct nlattr *a, uint64_t def)

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "escape.h"
 #include "show.h"
 #include "wanbond.h"
 
@@ -403,7 +404,7 @@ static int cmd_stats(const struct cli *cli, int argc, char **argv)
 static int print_event(const struct wb_ctl_msg *m, void *data)
 {
 	const char *name = m->e[WB_CTL_E_TYPE] ? wb_ctl_event_name(mnl_attr_get_u32(m->e[WB_CTL_E_TYPE])) : NULL;
-	char stamp[32];
+	char stamp[32], text[1024]; /* the text of an event, escaped (escape.h): it may quote the peer */
 	time_t t = time(NULL);
 	struct tm tm;
 
@@ -411,13 +412,14 @@ static int print_event(const struct wb_ctl_msg *m, void *data)
 	if (m->cmd != WB_CTL_CMD_EVENT)
 		return 0;
 	strftime(stamp, sizeof(stamp), "%H:%M:%S", localtime_r(&t, &tm));
-	printf("%s %s %s", stamp, wb_ctl_str(m->a[WB_CTL_A_BOND_NAME], "?"), name ? name : "event");
+	printf("%s %s %s", stamp, wb_escape(text, sizeof(text), wb_ctl_str(m->a[WB_CTL_A_BOND_NAME], "?")),
+	       name ? name : "event");
 	if (m->e[WB_CTL_E_UPLINK])
-		printf(" %s", mnl_attr_get_str(m->e[WB_CTL_E_UPLINK]));
+		printf(" %s", wb_escape(text, sizeof(text), mnl_attr_get_str(m->e[WB_CTL_E_UPLINK])));
 	if (m->e[WB_CTL_E_COUNT])
 		printf(" x%llu", (unsigned long long)mnl_attr_get_u64(m->e[WB_CTL_E_COUNT]));
 	if (m->e[WB_CTL_E_TEXT])
-		printf(": %s", mnl_attr_get_str(m->e[WB_CTL_E_TEXT]));
+		printf(": %s", wb_escape(text, sizeof(text), mnl_attr_get_str(m->e[WB_CTL_E_TEXT])));
 	putchar('\n');
 	fflush(stdout);
 	return 0;

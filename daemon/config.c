@@ -28,7 +28,6 @@
 #define MAX_FILE_SIZE (1 << 20)  /* a config is a few kB; this only bounds a mistake */
 #define KEY_FILE_MAX 128         /* a key file holds 44 characters and a newline */
 #define WEIGHT_MAX 1000
-#define NAME_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
 #define MTU_MIN 576
 #define MTU_MIN_IPV6 1280
 
@@ -440,7 +439,7 @@ static int check_name(const struct sect *s, const config_setting_t *at, const ch
 		return report_key(s, at, key, "the name is empty");
 	if (len >= WB_NAME_MAX)
 		return report_key(s, at, key, "'%s' is longer than %d characters", v, WB_NAME_MAX - 1);
-	if (strspn(v, NAME_CHARS) != len)
+	if (strspn(v, WB_NAME_CHARS) != len)
 		return report_key(s, at, key, "'%s' has characters other than A-Z a-z 0-9 _ . -", v);
 	return 0;
 }

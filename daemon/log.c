@@ -7,6 +7,9 @@
 #include <sys/stat.h>
 #include <syslog.h>
 
+#include "escape.h"
+#include "wire.h"
+
 #ifndef WB_HAVE_SYSTEMD
 #define WB_HAVE_SYSTEMD 0
 #endif
@@ -50,16 +53,26 @@ int log_get_level(void)
 	return max_level;
 }
 
+/*
+ * Every line is escaped whole (escape.h): its text may hold what a peer sent
+ * or a file said, and a newline or a terminal's escape sequence in it must
+ * not forge a line or reach the terminal of whoever reads the log.
+ */
 void log_line(int level, const char *bond, const char *uplink, const char *fmt, ...)
 {
-	char msg[512];
+	char raw[512], msg[640], bond_text[2 * WB_UPLINK_NAME_MAX], uplink_text[2 * WB_UPLINK_NAME_MAX];
 	va_list ap;
 
 	if (level > max_level)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
+	wb_escape(msg, sizeof(msg), raw);
+	if (bond)
+		bond = wb_escape(bond_text, sizeof(bond_text), bond);
+	if (uplink)
+		uplink = wb_escape(uplink_text, sizeof(uplink_text), uplink);
 #if WB_HAVE_SYSTEMD
 	/* Fields a reader can filter on: journalctl BOND=home UPLINK=lte. */
 	if (sink == LOG_TO_JOURNAL) {

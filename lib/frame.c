@@ -135,6 +135,15 @@ size_t wb_frame_put_uplink_info(uint8_t *p, const struct wb_uplink_info *info)
 	return 5 + n;
 }
 
+/* A name of the configuration's character set; a NUL is not one of them, so memchr is not needed. */
+static bool name_ok(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!p[i] || !strchr(WB_NAME_CHARS, p[i]))
+			return false;
+	return true;
+}
+
 static int parse_uplink_info(const uint8_t *p, size_t avail, struct wb_frame *f, size_t *used)
 {
 	size_t n;
@@ -142,7 +151,7 @@ static int parse_uplink_info(const uint8_t *p, size_t avail, struct wb_frame *f,
 	if (avail < 5)
 		return -EBADMSG;
 	n = p[4];
-	if (!n || n > WB_UPLINK_NAME_MAX || n > avail - 5 || memchr(p + 5, 0, n))
+	if (!n || n > WB_UPLINK_NAME_MAX || n > avail - 5 || !name_ok(p + 5, n))
 		return -EBADMSG;
 	f->uplink_info.flags = p[1];
 	f->uplink_info.weight = wb_get_le16(p + 2);

@@ -139,6 +139,8 @@ struct wb_frame_uplink_info {
 
 #define WB_UPLINK_BACKUP 0x01
 #define WB_UPLINK_NAME_MAX 31
+/* The bytes of a name, on the wire as in the configuration: safe in file names, logs and terminals. */
+#define WB_NAME_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
 
 _Static_assert(sizeof(struct wb_frame_probe) == 20, "probe frame is 20 bytes");
 _Static_assert(sizeof(struct wb_frame_uplink_info) == 4, "uplink info frame is 4 bytes and the name");

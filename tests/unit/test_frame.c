@@ -6,6 +6,7 @@
  * a heap buffer of exactly that length: under ASan a read past it is a crash.
  */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
@@ -425,6 +426,33 @@ static void test_uplink_info_name_empty_too_long_or_with_nul_is_malformed(void *
 	/* The header itself cut short. */
 	for (size_t cut = 1; cut < 5; cut++)
 		assert_int_equal(parse_one(body, cut, &f, &used), -EBADMSG);
+}
+
+/*
+ * A peer's name reaches the server's logs and `wanbond show`: only the
+ * configuration's characters pass (a newline would forge a log line, an
+ * escape byte drive a terminal), every other byte makes the frame malformed.
+ */
+static void test_uplink_info_name_outside_the_names_characters_is_malformed(void **state)
+{
+	const char ok[] = "Lte-2.b_x";
+	uint8_t body[64];
+	struct wb_frame f;
+	size_t used, n;
+
+	(void)state;
+	n = raw_uplink_info(body, sizeof(ok) - 1, ok, sizeof(ok) - 1);
+	assert_int_equal(parse_one(body, n, &f, &used), 1);
+	assert_string_equal(f.uplink_info.name, ok);
+	for (unsigned c = 1; c < 256; c++) {
+		char name[4] = { 'w', (char)c, 'n', 0 };
+		bool allowed = strchr(WB_NAME_CHARS, (int)c) != NULL;
+
+		n = raw_uplink_info(body, 3, name, 3);
+		assert_int_equal(parse_one(body, n, &f, &used), allowed ? 1 : -EBADMSG);
+	}
+	n = raw_uplink_info(body, 7, "lte\x1b[2J", 7);
+	assert_int_equal(parse_one(body, n, &f, &used), -EBADMSG);
 }
 
 /* The builder cuts a name to WB_UPLINK_NAME_MAX: what it writes always parses. */
@@ -983,6 +1011,7 @@ int main(void)
 		cmocka_unit_test(test_data_frame_of_length_zero_is_malformed),
 		cmocka_unit_test(test_data_frame_longer_than_the_body_is_malformed),
 		cmocka_unit_test(test_uplink_info_name_empty_too_long_or_with_nul_is_malformed),
+		cmocka_unit_test(test_uplink_info_name_outside_the_names_characters_is_malformed),
 		cmocka_unit_test(test_uplink_info_builder_cuts_long_names),
 		cmocka_unit_test(test_padding_ends_the_body),
 		cmocka_unit_test(test_varint_length_boundaries),
