@@ -882,8 +882,11 @@ static int check_mtu(const struct sect *s, const struct wb_conf_tun *tun)
 
 	if (!tun->mtu)
 		return 0;
-	if (tun->mtu < MTU_MIN)
-		return report_key(s, m, "mtu", "%u is out of range: 0 (automatic) or %d..65535", tun->mtu, MTU_MIN);
+	if (tun->mtu < MTU_MIN || tun->mtu > WB_MAX_TUN_MTU)
+		return report_key(s, m, "mtu",
+				  "%u is out of range: 0 (automatic) or %d..%d (a datagram of the tunnel carries at most "
+				  "%d bytes)",
+				  tun->mtu, MTU_MIN, WB_MAX_TUN_MTU, WB_MAX_DATAGRAM);
 	if (tun->mtu < MTU_MIN_IPV6 && has_ipv6(tun))
 		return report_key(s, m, "mtu", "%u is below %d, the least IPv6 allows (tun.address has IPv6)",
 				  tun->mtu, MTU_MIN_IPV6);
@@ -911,7 +914,7 @@ static int parse_tun(const struct sect *parent, const char *bond, struct wb_conf
 	else if (snprintf(tun->name, sizeof(tun->name), "wb-%s", bond) < 0)
 		return -EINVAL;
 	if ((ret = read_prefixes(&s, "address", false, tun->address, WB_MAX_ADDRESSES, &tun->n_address)) ||
-	    (ret = read_u32(&s, "mtu", 0, 65535, &tun->mtu)))
+	    (ret = read_u32(&s, "mtu", 0, UINT16_MAX, &tun->mtu)))
 		return ret;
 	return check_mtu(&s, tun);
 }

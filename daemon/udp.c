@@ -177,12 +177,12 @@ int udp_open_server(struct udp_sock *s, const struct sockaddr_storage *listen, c
 
 void udp_queue(struct udp_sock *s, const struct wb_endpoint *to, const uint8_t *data, size_t len)
 {
-	if (s->lfd.fd < 0 || len > s->slot) {
+	if (s->lfd.fd < 0 || len > s->slot || len > WB_MAX_DATAGRAM) {
 		s->tx_dropped++;
 		return;
 	}
 	memcpy(s->tx_bufs + (size_t)s->tx_n * s->slot, data, len);
-	s->tx_len[s->tx_n] = (uint16_t)len;
+	s->tx_len[s->tx_n] = (uint32_t)len;
 	udp_sockaddr_from_endpoint(&s->tx_to[s->tx_n], to, s->family);
 	if (++s->tx_n == UDP_BATCH)
 		udp_flush(s);
@@ -255,7 +255,7 @@ int udp_recv(struct udp_sock *s, struct udp_rx *rx)
 			continue;
 		}
 		rx->buf[rx->n] = iov[i].iov_base;
-		rx->len[rx->n] = (uint16_t)msgs[i].msg_len;
+		rx->len[rx->n] = msgs[i].msg_len;
 		udp_endpoint_from_sockaddr(&rx->from[rx->n], &from[i]);
 		rx->n++;
 	}

@@ -22,7 +22,7 @@
 
 struct udp_rx {
 	int n;
-	uint16_t len[UDP_BATCH];
+	uint32_t len[UDP_BATCH];
 	struct wb_endpoint from[UDP_BATCH];
 	uint8_t *buf[UDP_BATCH];
 };
@@ -34,7 +34,7 @@ struct udp_sock {
 	uint32_t slot;         /* bytes per batch buffer */
 	uint8_t *tx_bufs, *rx_bufs;
 	int tx_n;
-	uint16_t tx_len[UDP_BATCH];
+	uint32_t tx_len[UDP_BATCH];
 	struct sockaddr_storage tx_to[UDP_BATCH];
 	uint32_t rx_overflows; /* the kernel's count of datagrams dropped for a full receive buffer */
 	uint64_t rx_truncated, tx_dropped, tx_errors;

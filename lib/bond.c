@@ -83,7 +83,7 @@ static int init_reliable(struct wb_bond *b, const struct wb_bond_tuning *t)
 	b->tuning = *t;
 	wb_bond_tuning_defaults(&b->tuning);
 	b->cc_ops = wb_cc_find(b->tuning.cc);
-	if (!b->cc_ops || b->tuning.mtu > UINT16_MAX - WB_FRAME_DATA_HEADER ||
+	if (!b->cc_ops || b->tuning.mtu > WB_MAX_TUN_MTU ||
 	    wb_bond_set_scheduler(b, b->tuning.scheduler, b->tuning.sched_off))
 		return -EINVAL;
 	b->oppr_una = UINT64_MAX;

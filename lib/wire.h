@@ -162,8 +162,14 @@ _Static_assert(sizeof(struct wb_frame_probe_ack) == 28, "probe ack frame is 28 b
 /* The largest sealed body for a TUN MTU: one full data frame; acks ride along when there is room. */
 #define WB_MAX_BODY(mtu) ((mtu) + WB_FRAME_DATA_HEADER)
 
-/* The largest datagram we build or accept. */
-#define WB_MAX_DATAGRAM 65535
+/*
+ * The largest datagram we build: what one UDP datagram carries over IPv4
+ * (65535 less the IP and UDP headers; IPv6 would take 20 more). A TUN MTU
+ * is bounded so that its full data datagram fits, and every length on the
+ * packet path then fits in the 16 bits of the wire's length fields.
+ */
+#define WB_MAX_DATAGRAM 65507
+#define WB_MAX_TUN_MTU (WB_MAX_DATAGRAM - WB_TUNNEL_BYTES_INSIDE_UDP)
 
 /* Noise names and labels. The prologue keeps us from talking to WireGuard. */
 #define WB_NOISE_CONSTRUCTION "Noise_IKpsk2_25519_ChaChaPoly_BLAKE2s"

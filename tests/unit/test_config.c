@@ -834,11 +834,19 @@ static void test_tun(void **state)
 	expect_with(client_full, "\"fd00:255::2/64\"", "\"10.255.0.2/30\"",
 		    "t.conf:13: tun.address: '10.255.0.2/30' is listed twice");
 	expect_with(server_full, "mtu = 1400;", "mtu = 575;",
-		    "t.conf:11: peer 'home': tun.mtu: 575 is out of range: 0 (automatic) or 576..65535");
+		    "t.conf:11: peer 'home': tun.mtu: 575 is out of range: 0 (automatic) or 576..65468 (a datagram of "
+		    "the tunnel carries at most 65507 bytes)");
 	expect_with(server_full, "mtu = 1400;", "mtu = 65536;",
 		    "t.conf:11: peer 'home': tun.mtu: 65536 is out of range 0..65535");
 	ok_with(server_full, "mtu = 1400;", "mtu = 576;"); /* IPv4 only */
-	ok_with(server_full, "mtu = 1400;", "mtu = 65535;");
+	/* The largest whose data datagram (the packet, 39 bytes of the tunnel) fits in one UDP datagram. */
+	ok_with(server_full, "mtu = 1400;", "mtu = 65468;");
+	expect_with(server_full, "mtu = 1400;", "mtu = 65469;",
+		    "t.conf:11: peer 'home': tun.mtu: 65469 is out of range: 0 (automatic) or 576..65468 (a datagram "
+		    "of the tunnel carries at most 65507 bytes)");
+	expect_with(server_full, "mtu = 1400;", "mtu = 65535;",
+		    "t.conf:11: peer 'home': tun.mtu: 65535 is out of range: 0 (automatic) or 576..65468 (a datagram "
+		    "of the tunnel carries at most 65507 bytes)");
 	expect_with(client_full, "mtu = 1400;", "mtu = 1279;",
 		    "t.conf:14: tun.mtu: 1279 is below 1280, the least IPv6 allows (tun.address has IPv6)");
 	ok_with(client_full, "mtu = 1400;", "mtu = 1280;");

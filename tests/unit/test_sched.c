@@ -277,6 +277,28 @@ static void test_a_bond_with_an_unknown_scheduler_is_refused(void **state)
 	assert_int_equal(p.client.bond->tuning.sched_off, 0);
 }
 
+/*
+ * A TUN MTU whose full data datagram would not fit in one UDP datagram is
+ * refused: the largest accepted makes datagrams of exactly WB_MAX_DATAGRAM.
+ * (65535 was accepted, and its datagrams' lengths were cut to 16 bits.)
+ */
+static void test_a_tun_mtu_beyond_what_udp_carries_is_refused(void **state)
+{
+	struct wb_bond_params bp = { .name = "big" };
+	struct wb_bond *b = NULL;
+
+	(void)state;
+	pair_init(&p, &(struct pair_options){ 0 });
+	memset(bp.public_key, 0x42, sizeof(bp.public_key));
+	bp.tuning.mtu = WB_MAX_TUN_MTU + 1;
+	assert_int_equal(wb_device_add_bond(p.server.dev, &bp, &b), -EINVAL);
+	bp.tuning.mtu = UINT16_MAX;
+	assert_int_equal(wb_device_add_bond(p.server.dev, &bp, &b), -EINVAL);
+	bp.tuning.mtu = WB_MAX_TUN_MTU;
+	assert_int_equal(wb_device_add_bond(p.server.dev, &bp, &b), 0);
+	assert_int_equal(sizeof(struct wb_msg_data) + b->max_body + WB_TAG_LEN, WB_MAX_DATAGRAM);
+}
+
 /* Every rule's name maps to its flag and back; the flags are distinct bits; an unknown name is 0. */
 static void test_rule_names_map_to_flags_and_back(void **state)
 {
@@ -2116,6 +2138,7 @@ int main(void)
 		cmocka_unit_test(test_the_four_policies_are_found_by_name),
 		cmocka_unit_test_teardown(test_set_scheduler_refuses_an_unknown_name_and_changes_nothing, teardown),
 		cmocka_unit_test_teardown(test_a_bond_with_an_unknown_scheduler_is_refused, teardown),
+		cmocka_unit_test_teardown(test_a_tun_mtu_beyond_what_udp_carries_is_refused, teardown),
 		cmocka_unit_test(test_rule_names_map_to_flags_and_back),
 		cmocka_unit_test_teardown(test_a_rule_is_on_unless_switched_off, teardown),
 
