@@ -135,6 +135,33 @@ static int report_key(const struct sect *s, const config_setting_t *at, const ch
 	return report(s->p, at, "%s%s%s: %s", s->scope, s->path, key, what);
 }
 
+static void warn(struct parse *p, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* A warning in the same "FILE:LINE: what" form, kept in the configuration for whoever loads it to print. */
+static void warn(struct parse *p, int line, const char *fmt, ...)
+{
+	struct wb_config *cfg = p->cfg;
+	char *out;
+	va_list ap;
+	int n;
+
+	if (cfg->n_warnings >= WB_MAX_CONFIG_WARNINGS)
+		return;
+	out = cfg->warnings[cfg->n_warnings++];
+	n = line > 0 ? snprintf(out, sizeof(cfg->warnings[0]), "%s:%d: ", p->file, line)
+		     : snprintf(out, sizeof(cfg->warnings[0]), "%s: ", p->file);
+	va_start(ap, fmt);
+	if (n >= 0 && (size_t)n < sizeof(cfg->warnings[0]))
+		vsnprintf(out + n, sizeof(cfg->warnings[0]) - (size_t)n, fmt, ap);
+	va_end(ap);
+}
+
+/* Group or others may read a file that holds a secret key: as wg(8), say so. */
+static bool others_can_read(mode_t mode)
+{
+	return (mode & (S_IRGRP | S_IROTH)) != 0;
+}
+
 /* ---- the text before libconfig reads it ---- */
 
 static bool is_digit(char c)
@@ -512,7 +539,7 @@ static int read_public_key(const struct sect *s, const char *key, uint8_t out[WB
  * (sizes 0 and 4096) are no key files. So only a regular file of 1 to size
  * bytes is opened; an empty one is read as empty without opening it.
  */
-static int slurp_key_file(const char *path, char *buf, size_t size, const char **why)
+static int slurp_key_file(const char *path, char *buf, size_t size, const char **why, mode_t *mode)
 {
 	struct stat st;
 	ssize_t n = 0;
@@ -523,6 +550,7 @@ static int slurp_key_file(const char *path, char *buf, size_t size, const char *
 	buf[0] = '\0';
 	if (stat(path, &st))
 		return -errno;
+	*mode = st.st_mode;
 	if (!S_ISREG(st.st_mode))
 		*why = "not a regular file";
 	else if ((unsigned long long)st.st_size > size)
@@ -552,12 +580,16 @@ static int read_key_file(const struct sect *s, const config_setting_t *at, const
 {
 	const char *path = config_setting_get_string(at), *why;
 	char buf[KEY_FILE_MAX + 2];
-	int ret = slurp_key_file(path, buf, KEY_FILE_MAX, &why);
+	mode_t mode = 0;
+	int ret = slurp_key_file(path, buf, KEY_FILE_MAX, &why, &mode);
 
 	if (ret)
 		report_key(s, at, key, "cannot read '%s': %s", path, why ? why : strerror(-ret));
 	else
 		ret = decode_key(s, at, key, path, buf, out);
+	if (!ret && others_can_read(mode))
+		warn(s->p, line_of(at), "%s%s%s: group or others can read '%s' (mode %04o), which holds a secret key: "
+		     "chmod 600 it", s->scope, s->path, key, path, (unsigned)(mode & 07777));
 	wb_wipe(buf, sizeof(buf));
 	return ret;
 }
@@ -585,6 +617,8 @@ static int read_secret_key(const struct sect *s, const char *key, bool need, uin
 		return 0;
 	if (f)
 		return read_key_file(s, f, file_key, out);
+	if (!s->p->cfg->inline_secret_line)
+		s->p->cfg->inline_secret_line = line_of(k);
 	return decode_key(s, k, key, NULL, config_setting_get_string(k), out);
 }
 
@@ -1341,11 +1375,27 @@ int wb_config_parse(struct wb_config *cfg, const char *text, const char *name, c
 	return ret;
 }
 
-/* The whole file, NUL-terminated; the caller wipes (it may hold keys) and frees it. */
-static int slurp_file(const char *path, char **out, size_t *outlen)
+/*
+ * A buffer twice as large, the text copied: realloc() would free the old one
+ * unwiped, and the text may hold keys.
+ */
+static char *grow_wiping(char *buf, size_t len, size_t cap)
 {
+	char *nb = malloc(cap);
+
+	if (nb)
+		memcpy(nb, buf, len);
+	wb_wipe(buf, len);
+	free(buf);
+	return nb;
+}
+
+/* The whole file, NUL-terminated, and its mode; the caller wipes (it may hold keys) and frees it. */
+static int slurp_file(const char *path, char **out, size_t *outlen, mode_t *mode)
+{
+	struct stat st;
 	size_t len = 0, cap = 4096;
-	char *buf = malloc(cap), *nb;
+	char *buf = malloc(cap);
 	ssize_t n;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY), ret = 0;
 
@@ -1361,17 +1411,17 @@ static int slurp_file(const char *path, char **out, size_t *outlen)
 			ret = -EFBIG;
 			goto fail;
 		}
-		nb = realloc(buf, cap *= 2);
-		if (!nb) {
+		buf = grow_wiping(buf, len, cap *= 2);
+		if (!buf) {
 			ret = -ENOMEM;
 			goto fail;
 		}
-		buf = nb;
 	}
 	if (n < 0) {
 		ret = -errno;
 		goto fail;
 	}
+	*mode = fstat(fd, &st) ? 0 : st.st_mode;
 	close(fd);
 	buf[len] = '\0';
 	*out = buf;
@@ -1391,7 +1441,8 @@ int wb_config_load(struct wb_config *cfg, const char *path, char *err, size_t er
 	struct parse p = { cfg, path, err, errlen };
 	char *text = NULL;
 	size_t len = 0;
-	int ret = slurp_file(path, &text, &len);
+	mode_t mode = 0;
+	int ret = slurp_file(path, &text, &len, &mode);
 
 	if (ret) {
 		set_defaults(cfg);
@@ -1407,6 +1458,11 @@ int wb_config_load(struct wb_config *cfg, const char *path, char *err, size_t er
 	} else {
 		ret = wb_config_parse(cfg, text, path, err, errlen);
 	}
+	if (!ret && cfg->inline_secret_line && others_can_read(mode))
+		warn(&p, cfg->inline_secret_line,
+		     "group or others can read this file (mode %04o), which holds a secret key: chmod 600 it, or put "
+		     "the key in a file of its own (private_key_file, preshared_key_file)",
+		     (unsigned)(mode & 07777));
 	wb_wipe(text, len);
 	free(text);
 	return ret;

@@ -105,6 +105,8 @@ struct wb_conf_control {
 	char group[32];              /* "": root's only */
 };
 
+#define WB_MAX_CONFIG_WARNINGS 4
+
 struct wb_config {
 	char path[WB_PATH_MAX];
 	enum wb_role role;
@@ -126,6 +128,11 @@ struct wb_config {
 
 	struct wb_conf_peer peers[WB_MAX_PEERS];
 	int n_peers;
+
+	/* What is wrong but not fatal, as "FILE:LINE: what" (a key that others can read). */
+	char warnings[WB_MAX_CONFIG_WARNINGS][256];
+	int n_warnings;
+	int inline_secret_line; /* the first line with a secret key written in the file itself; 0: none */
 };
 
 /*

@@ -703,6 +703,14 @@ static void bond_params(struct daemon *d, const struct wb_conf_peer *peer, struc
 	}
 }
 
+/* The library has the preshared key now; the configuration keeps its hash only. */
+static void keep_only_psk_digest(struct bond_ctx *bc, struct wb_conf_peer *peer)
+{
+	if (wb_hash2(bc->psk_digest, peer->preshared_key, WB_KEY_LEN, NULL, 0))
+		memset(bc->psk_digest, 0, sizeof(bc->psk_digest)); /* no hash: a reload sees the key as changed */
+	wb_wipe(peer->preshared_key, sizeof(peer->preshared_key));
+}
+
 static int start_bond(struct daemon *d, int i)
 {
 	struct bond_ctx *bc = &d->bonds[i];
@@ -718,6 +726,8 @@ static int start_bond(struct daemon *d, int i)
 		return -ENOMEM;
 	bond_params(d, bc->conf, bc, &p);
 	rc = wb_device_add_bond(d->dev, &p, &bc->bond);
+	wb_wipe(&p, sizeof(p)); /* it held the preshared key */
+	keep_only_psk_digest(bc, &d->cfg.peers[i]);
 	if (rc) {
 		log_line(LOG_LVL_ERR, bc->conf->name, NULL, "cannot create the bond: %s", strerror(-rc));
 		return rc;
@@ -906,11 +916,22 @@ static void reload_scheduler(struct daemon *d, const struct wb_config *next)
 		 d->cfg.scheduler.off);
 }
 
-static bool same_peer(const struct wb_conf_peer *a, const struct wb_conf_peer *b)
+static bool same_psk(const struct wb_conf_peer *next, const struct bond_ctx *bc)
 {
-	return !strcmp(a->name, b->name) && !memcmp(a->public_key, b->public_key, WB_KEY_LEN) &&
-	       !memcmp(a->preshared_key, b->preshared_key, WB_KEY_LEN) && !memcmp(&a->tun, &b->tun, sizeof(a->tun)) &&
-	       a->n_routes == b->n_routes && !memcmp(a->routes, b->routes, (size_t)a->n_routes * sizeof(a->routes[0]));
+	uint8_t digest[WB_HASH_LEN];
+	bool same = !wb_hash2(digest, next->preshared_key, WB_KEY_LEN, NULL, 0) &&
+		    wb_equal(digest, bc->psk_digest, WB_HASH_LEN);
+
+	wb_wipe(digest, sizeof(digest));
+	return same;
+}
+
+/* next: the peer in the file being reloaded; b and bc: the running one (whose key is gone: see psk_digest). */
+static bool same_peer(const struct wb_conf_peer *next, const struct wb_conf_peer *b, const struct bond_ctx *bc)
+{
+	return !strcmp(next->name, b->name) && !memcmp(next->public_key, b->public_key, WB_KEY_LEN) &&
+	       same_psk(next, bc) && !memcmp(&next->tun, &b->tun, sizeof(next->tun)) && next->n_routes == b->n_routes &&
+	       !memcmp(next->routes, b->routes, (size_t)next->n_routes * sizeof(next->routes[0]));
 }
 
 /* What a reload cannot apply: said, one line each. Returns how many. */
@@ -936,7 +957,7 @@ static int reload_needs_restart(struct daemon *d, const struct wb_config *next)
 	if (next->n_peers != d->cfg.n_peers)
 		what[n++] = "the peers";
 	for (int i = 0; i < next->n_peers && i < d->cfg.n_peers && n < 8; i++)
-		if (!same_peer(&next->peers[i], &d->cfg.peers[i])) {
+		if (!same_peer(&next->peers[i], &d->cfg.peers[i], &d->bonds[i])) {
 			what[n++] = d->cfg.role == WB_ROLE_CLIENT ? "the server's key or the tunnel" : "a peer";
 			break;
 		}
@@ -971,6 +992,8 @@ void daemon_reload(struct daemon *d)
 		log_line(LOG_LVL_ERR, d->cfg.name, NULL, "reload: %s", err);
 		reload_failed(d, err, status, sizeof(status));
 	} else {
+		for (int i = 0; i < next.n_warnings; i++)
+			log_line(LOG_LVL_WARNING, d->cfg.name, NULL, "reload: %s", next.warnings[i]);
 		pending = reload_needs_restart(d, &next);
 		reload_scheduler(d, &next);
 		if (d->cfg.role == WB_ROLE_CLIENT)

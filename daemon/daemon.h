@@ -35,6 +35,8 @@ struct bond_ctx {
 	uint64_t tun_write_errors, tun_read_errors;
 	struct log_limit write_limit;
 	int routes_added;
+	/* The preshared key's hash, for a reload to compare: the key itself is kept by the library only. */
+	uint8_t psk_digest[WB_HASH_LEN];
 	struct ctl_server ctl;
 };
 

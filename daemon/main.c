@@ -153,11 +153,15 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (o.check) {
+		for (int i = 0; i < d.cfg.n_warnings; i++)
+			fprintf(stderr, "warning: %s\n", d.cfg.warnings[i]);
 		printf("%s: ok\n", o.config);
 		return 0;
 	}
 	setvbuf(stderr, NULL, _IOLBF, 0);
 	log_set_sink(o.syslog ? LOG_TO_SYSLOG : LOG_TO_STDERR);
+	for (int i = 0; i < d.cfg.n_warnings; i++)
+		log_line(LOG_LVL_WARNING, d.cfg.name, NULL, "%s", d.cfg.warnings[i]);
 	rc = daemon_start(&d);
 	if (!rc)
 		rc = daemon_run(&d);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -741,6 +742,55 @@ static void test_key_files(void **state)
 	unlink(path);
 }
 
+/*
+ * As wg(8) does: a key file, or a file with a key written in it, that group
+ * or others can read loads, with a warning that says which file and how to
+ * fix it. (The file is read in 4 KiB steps and grown: a long one loads too.)
+ */
+static void test_keys_that_others_can_read_are_warned_about(void **state)
+{
+	char key_path[64], conf_path[64], msg[512], *text, *padded;
+	size_t len;
+
+	(void)state;
+	temp_file(key_path, R_PRIV "\n");
+	text = key_file_config(client_min, "private_key = \"" R_PRIV "\"", "private_key", key_path);
+	parse_ok(text);
+	assert_int_equal(cfg.n_warnings, 0);
+	assert_int_equal(chmod(key_path, 0640), 0);
+	parse_ok(text);
+	assert_int_equal(cfg.n_warnings, 1);
+	snprintf(msg, sizeof(msg),
+		 "t.conf:3: private_key_file: group or others can read '%s' (mode 0640), which holds a secret key: "
+		 "chmod 600 it",
+		 key_path);
+	assert_string_equal(cfg.warnings[0], msg);
+	free(text);
+	unlink(key_path);
+
+	/* The key in the file itself, after 10 KB of comments. */
+	len = strlen(client_min) + 10240;
+	padded = malloc(len + 1);
+	assert_non_null(padded);
+	memset(padded, '#', 10239);
+	padded[10239] = '\n';
+	strcpy(padded + 10240, client_min);
+	temp_file(conf_path, padded);
+	assert_int_equal(wb_config_load(&cfg, conf_path, err, sizeof(err)), 0);
+	assert_int_equal(cfg.n_warnings, 0);
+	assert_key(cfg.private_key, R_PRIV);
+	assert_int_equal(chmod(conf_path, 0604), 0);
+	assert_int_equal(wb_config_load(&cfg, conf_path, err, sizeof(err)), 0);
+	assert_int_equal(cfg.n_warnings, 1);
+	snprintf(msg, sizeof(msg),
+		 "%s:4: group or others can read this file (mode 0604), which holds a secret key: chmod 600 it, or "
+		 "put the key in a file of its own (private_key_file, preshared_key_file)",
+		 conf_path);
+	assert_string_equal(cfg.warnings[0], msg);
+	free(padded);
+	unlink(conf_path);
+}
+
 /* The message is before, the key file's path, then after. */
 static void expect_key_file_error(const char *content, const char *before, const char *after)
 {
@@ -1204,6 +1254,7 @@ int main(void)
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_own_and_duplicate_keys),
 		cmocka_unit_test(test_key_files),
+		cmocka_unit_test(test_keys_that_others_can_read_are_warned_about),
 		cmocka_unit_test(test_key_file_errors),
 		cmocka_unit_test(test_addresses),
 		cmocka_unit_test(test_uplink_source_errors),
