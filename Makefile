@@ -143,7 +143,7 @@ $(BUILD)/nosd/%.o: %.c
 	@mkdir -p $(@D)
 	$(call quiet,CC,$@)$(CC) $(filter-out -DWB_HAVE_SYSTEMD=%,$(ALL_CFLAGS)) -DWB_HAVE_SYSTEMD=0 $(INCLUDES) -c -o $@ $<
 
-$(BUILD)/tests/tools/notify_probe-nosd: $(patsubst %,$(BUILD)/nosd/%.o,tests/tools/notify_probe daemon/notify daemon/log)
+$(BUILD)/tests/tools/notify_probe-nosd: $(patsubst %,$(BUILD)/nosd/%.o,tests/tools/notify_probe daemon/notify daemon/log) $(BUILD)/lib/escape.o
 	@mkdir -p $(@D)
 	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^
 
