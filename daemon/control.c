@@ -5,7 +5,7 @@
  * client. A client that does not read its replies or events loses them
  * (counted), never the daemon's time.
  */
-#define _GNU_SOURCE /* accept4, struct ucred */
+#define _GNU_SOURCE /* accept4 */
 #include "control.h"
 
 #include <errno.h>
@@ -20,12 +20,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <linux/capability.h>
 #include <linux/netlink.h>
 
 #include "bond.h"
 #include "ctl.h"
 #include "daemon.h"
+#include "peer_cred.h"
 #include "uplink.h"
 
 #define NS_PER_SEC 1000000000ULL
@@ -34,72 +34,10 @@ struct ctl_client {
 	struct ctl_server *srv;
 	struct loop_fd lfd;
 	bool monitor;
-	uid_t uid;
-	pid_t pid;
+	struct peer_cred peer; /* judged as it was accepted, for the connection's life */
 };
 
 static void watch_bond(struct ctl_server *srv, uint64_t now);
-
-/* ---- the peer's rights ----------------------------------------------------------- */
-
-/* Whether process pid lives in our user namespace: its capabilities mean something here only then. */
-static bool same_user_namespace(pid_t pid)
-{
-	char path[64];
-	struct stat ours, theirs;
-
-	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
-	return !stat("/proc/self/ns/user", &ours) && !stat(path, &theirs) && ours.st_ino == theirs.st_ino &&
-	       ours.st_dev == theirs.st_dev;
-}
-
-/*
- * Whether process pid holds cap in its effective set, in our user
- * namespace (SO_PEERCRED gives no capabilities: /proc does; a process in
- * a user namespace of its own has them all there, and none here).
- */
-static bool has_capability(pid_t pid, int cap)
-{
-	char path[64], line[256];
-	unsigned long long eff = 0;
-	bool found = false;
-	FILE *f;
-
-	if (pid <= 0 || !same_user_namespace(pid))
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "CapEff: %llx", &eff) == 1) {
-			found = true;
-			break;
-		}
-	fclose(f);
-	return found && (eff >> cap) & 1;
-}
-
-static void learn_peer(struct ctl_client *c)
-{
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
-
-	if (getsockopt(c->lfd.fd, SOL_SOCKET, SO_PEERCRED, &cred, &len))
-		return; /* unknown: may read, may not change */
-	c->uid = cred.uid;
-	c->pid = cred.pid;
-}
-
-/*
- * Root (its uid, fixed when it connected, translated into our namespace)
- * may change; so may a process with CAP_NET_ADMIN, asked when the request
- * is handled.
- */
-static bool may_change(const struct ctl_client *c)
-{
-	return c->uid == 0 || has_capability(c->pid, CAP_NET_ADMIN);
-}
 
 /* ---- sending ------------------------------------------------------------------------ */
 
@@ -271,7 +209,7 @@ static void do_reset_counters(struct ctl_client *c, const struct nlmsghdr *req)
 		if (u)
 			srv->ubase[i] = u->c;
 	}
-	log_line(LOG_LVL_NOTICE, srv->bc->conf->name, NULL, "counters reset (uid %u)", (unsigned)c->uid);
+	log_line(LOG_LVL_NOTICE, srv->bc->conf->name, NULL, "counters reset (uid %u)", (unsigned)c->peer.uid);
 	send_error(c, req, 0, NULL);
 }
 
@@ -294,7 +232,7 @@ static void do_set_sched(struct ctl_client *c, const struct nlmsghdr *req, const
 		return;
 	}
 	log_line(LOG_LVL_NOTICE, c->srv->bc->conf->name, NULL, "scheduler %s, rules off 0x%x (uid %u)", name, off,
-		 (unsigned)c->uid);
+		 (unsigned)c->peer.uid);
 	send_error(c, req, 0, NULL);
 }
 
@@ -335,7 +273,7 @@ static void do_set_uplink(struct ctl_client *c, const struct nlmsghdr *req, cons
 	if (m->u[WB_CTL_U_ENABLED])
 		daemon_enable_uplink(bc->d, i, mnl_attr_get_u8(m->u[WB_CTL_U_ENABLED]), loop_now());
 	log_line(LOG_LVL_NOTICE, bc->conf->name, name, "%s, weight %u, %s (uid %u)", backup ? "backup" : "active",
-		 weight, bc->d->socks[i].disabled ? "disabled" : "enabled", (unsigned)c->uid);
+		 weight, bc->d->socks[i].disabled ? "disabled" : "enabled", (unsigned)c->peer.uid);
 	send_error(c, req, 0, NULL);
 }
 
@@ -357,7 +295,7 @@ static void do_add_uplink(struct ctl_client *c, const struct nlmsghdr *req, cons
 		send_error(c, req, -rc, err);
 		return;
 	}
-	log_line(LOG_LVL_NOTICE, bc->conf->name, up.name, "added (uid %u)", (unsigned)c->uid);
+	log_line(LOG_LVL_NOTICE, bc->conf->name, up.name, "added (uid %u)", (unsigned)c->peer.uid);
 	send_error(c, req, 0, NULL);
 }
 
@@ -380,7 +318,7 @@ static void do_del_uplink(struct ctl_client *c, const struct nlmsghdr *req, cons
 	}
 	c->srv->seen.state[i] = 0;
 	c->srv->seen.endpoint_changes[i] = 0;
-	log_line(LOG_LVL_NOTICE, bc->conf->name, NULL, "uplink %s removed (uid %u)", name, (unsigned)c->uid);
+	log_line(LOG_LVL_NOTICE, bc->conf->name, NULL, "uplink %s removed (uid %u)", name, (unsigned)c->peer.uid);
 	send_error(c, req, 0, NULL);
 }
 
@@ -400,7 +338,7 @@ static void handle(struct ctl_client *c, const struct nlmsghdr *req, size_t len)
 		send_error(c, len >= sizeof(*req) ? req : NULL, -rc, err);
 		return;
 	}
-	if (changes(m.cmd) && !may_change(c)) {
+	if (changes(m.cmd) && !c->peer.privileged) {
 		send_error(c, req, EPERM, "changes need root or CAP_NET_ADMIN");
 		return;
 	}
@@ -497,8 +435,10 @@ static void on_accept(struct loop_fd *f, uint32_t events)
 		close(fd); /* too many at once: the CLI says the daemon refused */
 		return;
 	}
-	*c = (struct ctl_client){ .srv = srv, .lfd = { .fd = fd, .cb = on_client }, .uid = (uid_t)-1 };
-	learn_peer(c);
+	*c = (struct ctl_client){ .srv = srv, .lfd = { .fd = fd, .cb = on_client } };
+	peer_cred_judge(fd, &c->peer);
+	log_line(LOG_LVL_DEBUG, srv->bc->conf->name, NULL, "control connection of uid %u (pid %d): %s (%s)",
+		 (unsigned)c->peer.uid, (int)c->peer.pid, c->peer.privileged ? "may change" : "may read", c->peer.why);
 	if (loop_add(&d->loop, &c->lfd, EPOLLIN)) {
 		close(fd);
 		free(c);
@@ -642,7 +582,7 @@ static void emit(struct ctl_server *srv, enum wb_ctl_event ev, const char *uplin
 		}
 		if (!send_msg(c, nlh) && !srv->events_dropped++)
 			log_line(LOG_LVL_WARNING, srv->bc->conf->name, NULL,
-				 "a monitor (uid %u) does not read its events: dropping them", (unsigned)c->uid);
+				 "a monitor (uid %u) does not read its events: dropping them", (unsigned)c->peer.uid);
 	}
 }
 

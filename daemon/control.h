@@ -4,8 +4,8 @@
  * the wanbond CLI reads the bond and its uplinks, resets counters, changes
  * the scheduler and the uplinks, and subscribes to events, in the messages
  * of lib/ctl.h. Anyone who can connect may read (the socket is root's and
- * its group's, rw for both); changes need root or CAP_NET_ADMIN, checked
- * on the peer's credentials.
+ * its group's, rw for both); changes need root or CAP_NET_ADMIN, judged
+ * once per connection, as it is accepted (peer_cred.h).
  */
 #ifndef WB_DAEMON_CONTROL_H
 #define WB_DAEMON_CONTROL_H
