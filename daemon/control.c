@@ -169,6 +169,27 @@ static bool put_uplink(struct ctl_server *srv, struct nlmsghdr *nlh, unsigned i)
 	return true;
 }
 
+/* ---- who holds the connections ---------------------------------------------------------- */
+
+static struct ctl_census census(const struct ctl_server *srv)
+{
+	struct ctl_census n = { 0 };
+
+	for (int i = 0; i < CTL_MAX_CLIENTS; i++) {
+		const struct ctl_client *c = srv->clients[i];
+
+		if (!c)
+			continue;
+		if (c->peer.privileged) {
+			n.privileged++;
+		} else {
+			n.unprivileged++;
+			n.unprivileged_monitors += c->monitor;
+		}
+	}
+	return n;
+}
+
 /* ---- the commands ------------------------------------------------------------------ */
 
 static void do_get_bond(struct ctl_client *c, const struct nlmsghdr *req)
@@ -322,6 +343,34 @@ static void do_del_uplink(struct ctl_client *c, const struct nlmsghdr *req, cons
 	send_error(c, req, 0, NULL);
 }
 
+static void do_monitor(struct ctl_client *c, const struct nlmsghdr *req)
+{
+	struct ctl_server *srv = c->srv;
+	struct ctl_census now = census(srv);
+	char msg[128];
+
+	if (c->monitor) { /* subscribed already */
+		send_error(c, req, 0, NULL);
+		return;
+	}
+	if (!ctl_monitor_allowed(&now, c->peer.privileged)) {
+		snprintf(msg, sizeof(msg), "%d monitors of peers without root or CAP_NET_ADMIN already listen: no more",
+			 now.unprivileged_monitors);
+		if (log_allowed(&srv->refused_log, loop_now()))
+			log_line(LOG_LVL_WARNING, srv->bc->conf->name, NULL, "control: monitor of uid %u refused: %s",
+				 (unsigned)c->peer.uid, msg);
+		send_error(c, req, EBUSY, msg);
+		return;
+	}
+	if (log_allowed(&srv->client_log, loop_now()))
+		log_line(LOG_LVL_INFO, srv->bc->conf->name, NULL, "control: a monitor of uid %u listens", (unsigned)c->peer.uid);
+	/* The first monitor: what is now is the record, so it hears of changes, not history. */
+	if (!srv->monitors++)
+		watch_bond(srv, loop_now());
+	c->monitor = true;
+	send_error(c, req, 0, NULL);
+}
+
 static bool changes(uint8_t cmd)
 {
 	return cmd == WB_CTL_CMD_RESET_COUNTERS || cmd == WB_CTL_CMD_SET_SCHED || cmd == WB_CTL_CMD_SET_UPLINK ||
@@ -365,11 +414,7 @@ static void handle(struct ctl_client *c, const struct nlmsghdr *req, size_t len)
 		do_del_uplink(c, req, &m);
 		break;
 	case WB_CTL_CMD_MONITOR:
-		/* The first monitor: what is now is the record, so it hears of changes, not history. */
-		if (!c->monitor && !c->srv->monitors++)
-			watch_bond(c->srv, loop_now());
-		c->monitor = true;
-		send_error(c, req, 0, NULL);
+		do_monitor(c, req);
 		break;
 	default:
 		send_error(c, req, EOPNOTSUPP, "not a request");
@@ -416,35 +461,74 @@ static void on_client(struct loop_fd *f, uint32_t events)
 	handle(c, (const struct nlmsghdr *)buf, (size_t)n);
 }
 
+/*
+ * A connection there is no slot for is told why (a datagram with seq 0,
+ * which a client reads as the answer to whatever it sent) and closed.
+ */
+static void refuse(struct ctl_server *srv, int fd, const struct peer_cred *peer, const struct ctl_census *now)
+{
+	char buf[WB_CTL_MSG_MAX], msg[128];
+	const struct nlmsghdr *nlh;
+
+	if (peer->privileged)
+		snprintf(msg, sizeof(msg), "all %d control connections are in use", CTL_MAX_CLIENTS);
+	else
+		snprintf(msg, sizeof(msg), "the %d control connections open to peers without root or CAP_NET_ADMIN are in use",
+			 now->unprivileged);
+	nlh = wb_ctl_error(buf, NULL, EBUSY, msg);
+	send(fd, nlh, nlh->nlmsg_len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	close(fd);
+	if (log_allowed(&srv->refused_log, loop_now()))
+		log_line(LOG_LVL_WARNING, srv->bc->conf->name, NULL, "control: connection of uid %u refused: %s",
+			 (unsigned)peer->uid, msg);
+}
+
+/* Keeps connection fd of peer in a free slot; -errno if it cannot. */
+static int add_client(struct ctl_server *srv, int fd, const struct peer_cred *peer)
+{
+	struct daemon *d = srv->bc->d;
+	struct ctl_client *c;
+	int slot = -1, rc;
+
+	for (int i = 0; i < CTL_MAX_CLIENTS && slot < 0; i++)
+		if (!srv->clients[i])
+			slot = i;
+	if (slot < 0)
+		return -EBUSY;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	*c = (struct ctl_client){ .srv = srv, .lfd = { .fd = fd, .cb = on_client }, .peer = *peer };
+	rc = loop_add(&d->loop, &c->lfd, EPOLLIN);
+	if (rc) {
+		free(c);
+		return rc;
+	}
+	srv->clients[slot] = c;
+	return 0;
+}
+
 static void on_accept(struct loop_fd *f, uint32_t events)
 {
 	struct ctl_server *srv = container_of(f, struct ctl_server, lfd);
-	struct daemon *d = srv->bc->d;
-	struct ctl_client *c;
-	int fd, slot = -1;
+	struct ctl_census now;
+	struct peer_cred peer;
+	int fd;
 
 	(void)events;
 	fd = accept4(f->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (fd < 0)
 		return;
-	for (int i = 0; i < CTL_MAX_CLIENTS && slot < 0; i++)
-		if (!srv->clients[i])
-			slot = i;
-	c = slot >= 0 ? calloc(1, sizeof(*c)) : NULL;
-	if (!c) {
-		close(fd); /* too many at once: the CLI says the daemon refused */
-		return;
-	}
-	*c = (struct ctl_client){ .srv = srv, .lfd = { .fd = fd, .cb = on_client } };
-	peer_cred_judge(fd, &c->peer);
+	peer_cred_judge(fd, &peer);
 	log_line(LOG_LVL_DEBUG, srv->bc->conf->name, NULL, "control connection of uid %u (pid %d): %s (%s)",
-		 (unsigned)c->peer.uid, (int)c->peer.pid, c->peer.privileged ? "may change" : "may read", c->peer.why);
-	if (loop_add(&d->loop, &c->lfd, EPOLLIN)) {
-		close(fd);
-		free(c);
+		 (unsigned)peer.uid, (int)peer.pid, peer.privileged ? "may change" : "may read", peer.why);
+	now = census(srv);
+	if (!ctl_slot_allowed(&now, peer.privileged)) {
+		refuse(srv, fd, &peer, &now);
 		return;
 	}
-	srv->clients[slot] = c;
+	if (add_client(srv, fd, &peer))
+		close(fd);
 }
 
 /* ---- the socket file ----------------------------------------------------------------- */

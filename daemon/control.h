@@ -5,7 +5,8 @@
  * the scheduler and the uplinks, and subscribes to events, in the messages
  * of lib/ctl.h. Anyone who can connect may read (the socket is root's and
  * its group's, rw for both); changes need root or CAP_NET_ADMIN, judged
- * once per connection, as it is accepted (peer_cred.h).
+ * once per connection, as it is accepted (peer_cred.h). Who may hold how
+ * many connections is ctl_slots.h's.
  */
 #ifndef WB_DAEMON_CONTROL_H
 #define WB_DAEMON_CONTROL_H
@@ -15,10 +16,10 @@
 #include <sys/un.h>
 
 #include "counters.h"
+#include "ctl_slots.h"
+#include "log.h"
 #include "loop.h"
 #include "wire.h"
-
-#define CTL_MAX_CLIENTS 16
 
 struct bond_ctx;
 struct ctl_client;
@@ -43,6 +44,8 @@ struct ctl_server {
 	struct ctl_seen seen;      /* kept up to date only while a monitor listens */
 	int monitors;
 	uint64_t events_dropped; /* a monitor that did not read fast enough */
+	/* Told within limits: connections and subscriptions refused; subscriptions. */
+	struct log_limit refused_log, client_log;
 };
 
 struct daemon;
