@@ -18,6 +18,8 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/netlink.h>
@@ -34,7 +36,8 @@ struct ctl_client {
 	struct ctl_server *srv;
 	struct loop_fd lfd;
 	bool monitor;
-	struct peer_cred peer; /* judged as it was accepted, for the connection's life */
+	struct peer_cred peer;    /* judged as it was accepted, for the connection's life */
+	uint64_t last_request_ns; /* or when it was accepted: the idle timeout counts from it */
 };
 
 static void watch_bond(struct ctl_server *srv, uint64_t now);
@@ -387,6 +390,7 @@ static void handle(struct ctl_client *c, const struct nlmsghdr *req, size_t len)
 		send_error(c, len >= sizeof(*req) ? req : NULL, -rc, err);
 		return;
 	}
+	c->last_request_ns = loop_now(); /* a request, not any datagram: garbage keeps no slot */
 	if (changes(m.cmd) && !c->peer.privileged) {
 		send_error(c, req, EPERM, "changes need root or CAP_NET_ADMIN");
 		return;
@@ -436,6 +440,8 @@ static void drop_client(struct ctl_client *c)
 	close(c->lfd.fd);
 	free(c);
 }
+
+static void arm_idle_timer(struct ctl_server *srv);
 
 static void on_client(struct loop_fd *f, uint32_t events)
 {
@@ -498,13 +504,15 @@ static int add_client(struct ctl_server *srv, int fd, const struct peer_cred *pe
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	*c = (struct ctl_client){ .srv = srv, .lfd = { .fd = fd, .cb = on_client }, .peer = *peer };
+	*c = (struct ctl_client){ .srv = srv, .lfd = { .fd = fd, .cb = on_client }, .peer = *peer,
+				  .last_request_ns = loop_now() };
 	rc = loop_add(&d->loop, &c->lfd, EPOLLIN);
 	if (rc) {
 		free(c);
 		return rc;
 	}
 	srv->clients[slot] = c;
+	arm_idle_timer(srv);
 	return 0;
 }
 
@@ -529,6 +537,77 @@ static void on_accept(struct loop_fd *f, uint32_t events)
 	}
 	if (add_client(srv, fd, &peer))
 		close(fd);
+}
+
+/* ---- idle connections ------------------------------------------------------------------ */
+
+/* The earliest time a client is due to be closed for idleness; UINT64_MAX if none is. */
+static uint64_t next_idle_deadline(const struct ctl_server *srv)
+{
+	uint64_t next = UINT64_MAX;
+
+	for (int i = 0; i < CTL_MAX_CLIENTS; i++) {
+		const struct ctl_client *c = srv->clients[i];
+
+		if (c && ctl_idle_deadline(c->last_request_ns, c->monitor) < next)
+			next = ctl_idle_deadline(c->last_request_ns, c->monitor);
+	}
+	return next;
+}
+
+/*
+ * Arms the idle timer for the earliest deadline. A request or a
+ * subscription moves its client's deadline later, never earlier, and a
+ * client that goes takes its own: a timer armed for an old deadline fires
+ * early at worst, finds nothing due and is armed again. So only an accept
+ * and the timer itself arm it.
+ */
+static void arm_idle_timer(struct ctl_server *srv)
+{
+	uint64_t at = next_idle_deadline(srv);
+	struct itimerspec its = { 0 };
+
+	if (at == srv->idle_armed)
+		return;
+	srv->idle_armed = at;
+	if (at != UINT64_MAX) {
+		its.it_value.tv_sec = (time_t)(at / NS_PER_SEC);
+		its.it_value.tv_nsec = (long)(at % NS_PER_SEC);
+	}
+	timerfd_settime(srv->idle_timer.fd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+/* Closes a client that sent no request for CTL_IDLE_TIMEOUT_NS, telling it why first. */
+static void close_idle(struct ctl_client *c)
+{
+	struct ctl_server *srv = c->srv;
+	unsigned secs = (unsigned)(CTL_IDLE_TIMEOUT_NS / NS_PER_SEC);
+	char msg[64];
+
+	snprintf(msg, sizeof(msg), "no request for %u s: the connection is closed", secs);
+	send_error(c, NULL, ETIMEDOUT, msg);
+	if (log_allowed(&srv->client_log, loop_now()))
+		log_line(LOG_LVL_INFO, srv->bc->conf->name, NULL, "control: connection of uid %u closed: no request for %u s",
+			 (unsigned)c->peer.uid, secs);
+	drop_client(c);
+}
+
+static void on_idle_timer(struct loop_fd *f, uint32_t events)
+{
+	struct ctl_server *srv = container_of(f, struct ctl_server, idle_timer);
+	uint64_t expirations, now = loop_now();
+
+	(void)events;
+	if (read(f->fd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
+		return;
+	srv->idle_armed = UINT64_MAX; /* it has fired */
+	for (int i = 0; i < CTL_MAX_CLIENTS; i++) {
+		struct ctl_client *c = srv->clients[i];
+
+		if (c && ctl_idle_deadline(c->last_request_ns, c->monitor) <= now)
+			close_idle(c);
+	}
+	arm_idle_timer(srv);
 }
 
 /* ---- the socket file ----------------------------------------------------------------- */
@@ -576,6 +655,14 @@ static int open_server(struct daemon *d, struct bond_ctx *bc, struct ctl_server 
 
 	srv->bc = bc;
 	srv->lfd = (struct loop_fd){ .fd = -1, .cb = on_accept };
+	srv->idle_timer = (struct loop_fd){ .fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC),
+					    .cb = on_idle_timer };
+	srv->idle_armed = UINT64_MAX;
+	if (srv->idle_timer.fd < 0)
+		return -errno;
+	rc = loop_add(&d->loop, &srv->idle_timer, EPOLLIN);
+	if (rc)
+		return rc;
 	if (snprintf(srv->path, sizeof(srv->path), "%s/%s.sock", dir, bc->conf->name) >= (int)sizeof(srv->path))
 		return -ENAMETOOLONG;
 	if (mkdir(dir, 0755) && errno != EEXIST)
@@ -629,6 +716,11 @@ void ctl_stop(struct daemon *d)
 		for (int k = 0; k < CTL_MAX_CLIENTS; k++)
 			if (srv->clients[k])
 				drop_client(srv->clients[k]);
+		if (srv->idle_timer.fd >= 0) {
+			loop_del(&d->loop, &srv->idle_timer);
+			close(srv->idle_timer.fd);
+			srv->idle_timer.fd = -1;
+		}
 		if (srv->lfd.fd >= 0) {
 			loop_del(&d->loop, &srv->lfd);
 			close(srv->lfd.fd);

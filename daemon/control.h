@@ -6,7 +6,7 @@
  * of lib/ctl.h. Anyone who can connect may read (the socket is root's and
  * its group's, rw for both); changes need root or CAP_NET_ADMIN, judged
  * once per connection, as it is accepted (peer_cred.h). Who may hold how
- * many connections is ctl_slots.h's.
+ * many connections, and for how long without a request, is ctl_slots.h's.
  */
 #ifndef WB_DAEMON_CONTROL_H
 #define WB_DAEMON_CONTROL_H
@@ -44,7 +44,13 @@ struct ctl_server {
 	struct ctl_seen seen;      /* kept up to date only while a monitor listens */
 	int monitors;
 	uint64_t events_dropped; /* a monitor that did not read fast enough */
-	/* Told within limits: connections and subscriptions refused; subscriptions. */
+	/*
+	 * A timerfd armed for the earliest idle deadline of the clients: the
+	 * loop's own timer is the protocol's, set by daemon.c before each wait.
+	 */
+	struct loop_fd idle_timer;
+	uint64_t idle_armed; /* that deadline, UINT64_MAX if none */
+	/* Told within limits: connections and subscriptions refused; subscriptions and idle closes. */
 	struct log_limit refused_log, client_log;
 };
 

@@ -12,3 +12,8 @@ bool ctl_monitor_allowed(const struct ctl_census *c, bool privileged)
 {
 	return privileged || c->unprivileged_monitors < CTL_MAX_UNPRIVILEGED_MONITORS;
 }
+
+uint64_t ctl_idle_deadline(uint64_t last_request_ns, bool monitor)
+{
+	return monitor ? UINT64_MAX : last_request_ns + CTL_IDLE_TIMEOUT_NS;
+}

@@ -2,8 +2,10 @@
 /*
  * Unit tests: ctl_slots.c, who may hold a bond's control connections.
  * Unprivileged peers fill their share and no more, the reserved slots
- * stay for privileged ones whatever the unprivileged hold, and
- * unprivileged monitors stop at their bound while privileged ones do not.
+ * stay for privileged ones whatever the unprivileged hold, unprivileged
+ * monitors stop at their bound while privileged ones do not, and a quiet
+ * connection is due for closing 10 s after its last request, a monitor
+ * never.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -75,6 +77,21 @@ static void test_unprivileged_monitors_stop_at_their_bound(void **state)
 	assert_true(ctl_monitor_allowed(&c, true));
 }
 
+static void test_idle_deadline_is_10_s_after_the_last_request(void **state)
+{
+	(void)state;
+	assert_int_equal(CTL_IDLE_TIMEOUT_NS, 10000000000ULL);
+	assert_int_equal(ctl_idle_deadline(0, false), 10000000000ULL);
+	assert_int_equal(ctl_idle_deadline(123456789, false), 10123456789ULL);
+}
+
+static void test_a_monitor_is_never_idle(void **state)
+{
+	(void)state;
+	assert_int_equal(ctl_idle_deadline(0, true), UINT64_MAX);
+	assert_int_equal(ctl_idle_deadline(UINT64_MAX / 2, true), UINT64_MAX);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -83,6 +100,8 @@ int main(void)
 		cmocka_unit_test(test_privileged_may_take_every_slot),
 		cmocka_unit_test(test_privileged_connections_leave_the_unprivileged_share_alone),
 		cmocka_unit_test(test_unprivileged_monitors_stop_at_their_bound),
+		cmocka_unit_test(test_idle_deadline_is_10_s_after_the_last_request),
+		cmocka_unit_test(test_a_monitor_is_never_idle),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
