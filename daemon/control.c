@@ -10,14 +10,12 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <fcntl.h>
 #include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -610,82 +608,92 @@ static void on_idle_timer(struct loop_fd *f, uint32_t events)
 	arm_idle_timer(srv);
 }
 
-/* ---- the socket file ----------------------------------------------------------------- */
-
-/* A socket file left by a daemon that died is removed; one that answers is another daemon's. */
-static int clear_stale(const char *path)
+static int open_idle_timer(struct daemon *d, struct ctl_server *srv)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd, rc;
-
-	if (access(path, F_OK))
-		return 0;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
-	close(fd);
-	if (!rc)
-		return -EADDRINUSE;
-	return unlink(path) ? -errno : 0;
-}
-
-static int socket_permissions(const struct daemon *d, const char *path)
-{
-	const char *group = d->cfg.control.group;
-	struct group *g;
-
-	if (!group[0])
-		return chmod(path, 0600) ? -errno : 0;
-	g = getgrnam(group);
-	if (!g)
-		return -ENOENT;
-	if (chown(path, 0, g->gr_gid) || chmod(path, 0660))
-		return -errno;
-	return 0;
-}
-
-static int open_server(struct daemon *d, struct bond_ctx *bc, struct ctl_server *srv)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	const char *dir = d->cfg.control.directory;
-	mode_t old_mask;
-	int fd, rc;
-
-	srv->bc = bc;
-	srv->lfd = (struct loop_fd){ .fd = -1, .cb = on_accept };
 	srv->idle_timer = (struct loop_fd){ .fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC),
 					    .cb = on_idle_timer };
 	srv->idle_armed = UINT64_MAX;
 	if (srv->idle_timer.fd < 0)
 		return -errno;
-	rc = loop_add(&d->loop, &srv->idle_timer, EPOLLIN);
-	if (rc)
+	return loop_add(&d->loop, &srv->idle_timer, EPOLLIN);
+}
+
+/* ---- the socket file ----------------------------------------------------------------- */
+
+/* The gid of control.group in gid, (gid_t)-1 if it is not set; -ENOENT if there is no such group. */
+static int control_gid(const struct daemon *d, gid_t *gid)
+{
+	const struct group *g;
+
+	*gid = (gid_t)-1;
+	if (!d->cfg.control.group[0])
+		return 0;
+	g = getgrnam(d->cfg.control.group);
+	if (!g)
+		return -ENOENT;
+	*gid = g->gr_gid;
+	return 0;
+}
+
+/*
+ * Binds fd at the socket file: mode 0600, the daemon's user's alone, or
+ * with control.group 0660 and that group's (sockfile.h: nothing followed,
+ * nothing but our socket touched).
+ */
+static int bind_socket_file(const struct daemon *d, struct ctl_server *srv, int fd, gid_t gid, char *err,
+			    size_t errlen)
+{
+	int rc = sockfile_bind(&srv->file, fd, err, errlen);
+	size_t len;
+
+	if (rc || gid == (gid_t)-1)
 		return rc;
-	if (snprintf(srv->path, sizeof(srv->path), "%s/%s.sock", dir, bc->conf->name) >= (int)sizeof(srv->path))
-		return -ENAMETOOLONG;
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		return -errno;
-	rc = clear_stale(srv->path);
+	rc = sockfile_share(&srv->file, gid, 0660, err, errlen);
+	len = strlen(err);
+	if (rc == -EPERM && len < errlen)
+		snprintf(err + len, errlen - len, " (giving it to group %s takes CAP_CHOWN, or the daemon's user in that group)",
+			 d->cfg.control.group);
+	return rc;
+}
+
+static int open_server(struct daemon *d, struct bond_ctx *bc, struct ctl_server *srv, char *err, size_t errlen)
+{
+	char name[WB_NAME_MAX + 8];
+	gid_t gid;
+	int fd, rc;
+
+	srv->bc = bc;
+	srv->lfd = (struct loop_fd){ .fd = -1, .cb = on_accept };
+	srv->file.dirfd = -1;
+	rc = open_idle_timer(d, srv);
+	if (rc) {
+		snprintf(err, errlen, "its idle timer: %s", strerror(-rc));
+		return rc;
+	}
+	if (control_gid(d, &gid)) {
+		snprintf(err, errlen, "control.group: no such group '%s'", d->cfg.control.group);
+		return -ENOENT;
+	}
+	snprintf(name, sizeof(name), "%s.sock", bc->conf->name);
+	rc = sockfile_open(&srv->file, d->cfg.control.directory, name, err, errlen);
+	if (!rc)
+		rc = sockfile_clear_stale(&srv->file, SOCK_SEQPACKET, err, errlen);
 	if (rc)
 		return rc;
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", srv->path);
-	old_mask = umask(0177); /* the file is ours alone until its group is set */
-	rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ? -errno : 0;
-	umask(old_mask);
-	if (rc || listen(fd, 8)) {
-		rc = rc ? rc : -errno;
-		close(fd);
+	if (fd < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: socket: %s", srv->file.path, strerror(-rc));
 		return rc;
 	}
-	srv->lfd.fd = fd;
-	rc = socket_permissions(d, srv->path);
-	if (!rc)
-		rc = loop_add(&d->loop, &srv->lfd, EPOLLIN);
+	srv->lfd.fd = fd; /* from here on ctl_stop closes it */
+	rc = bind_socket_file(d, srv, fd, gid, err, errlen);
+	if (!rc && listen(fd, 8)) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: listen: %s", srv->file.path, strerror(-rc));
+	}
+	if (!rc && (rc = loop_add(&d->loop, &srv->lfd, EPOLLIN)))
+		snprintf(err, errlen, "%s: %s", srv->file.path, strerror(-rc));
 	return rc;
 }
 
@@ -693,13 +701,12 @@ int ctl_start(struct daemon *d)
 {
 	for (int i = 0; i < d->n_bonds; i++) {
 		struct bond_ctx *bc = &d->bonds[i];
-		int rc = open_server(d, bc, &bc->ctl);
+		char err[320] = "";
+		int rc = open_server(d, bc, &bc->ctl, err, sizeof(err));
 
 		if (rc) {
-			log_line(LOG_LVL_ERR, bc->conf->name, NULL, "control socket %s: %s%s", bc->ctl.path, strerror(-rc),
-				 rc == -EADDRINUSE ? " (another daemon runs this bond)"
-				 : rc == -ENOENT  ? " (control.group: no such group)"
-						  : "");
+			log_line(LOG_LVL_ERR, bc->conf->name, NULL, "control socket: %s%s", err,
+				 rc == -EADDRINUSE ? " (another daemon runs this bond)" : "");
 			return rc;
 		}
 	}
@@ -724,9 +731,9 @@ void ctl_stop(struct daemon *d)
 		if (srv->lfd.fd >= 0) {
 			loop_del(&d->loop, &srv->lfd);
 			close(srv->lfd.fd);
-			unlink(srv->path);
 			srv->lfd.fd = -1;
 		}
+		sockfile_close(&srv->file); /* the file goes only if it is still the socket bound */
 	}
 }
 

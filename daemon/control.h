@@ -3,8 +3,9 @@
  * The control socket of each bond (DIRECTORY/BOND.sock, SOCK_SEQPACKET):
  * the wanbond CLI reads the bond and its uplinks, resets counters, changes
  * the scheduler and the uplinks, and subscribes to events, in the messages
- * of lib/ctl.h. Anyone who can connect may read (the socket is root's and
- * its group's, rw for both); changes need root or CAP_NET_ADMIN, judged
+ * of lib/ctl.h. Anyone who can connect may read (the socket is the
+ * daemon's user's and control.group's, rw for both; sockfile.h makes it);
+ * changes need root or CAP_NET_ADMIN, judged
  * once per connection, as it is accepted (peer_cred.h). Who may hold how
  * many connections, and for how long without a request, is ctl_slots.h's.
  */
@@ -13,12 +14,12 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <sys/un.h>
 
 #include "counters.h"
 #include "ctl_slots.h"
 #include "log.h"
 #include "loop.h"
+#include "sockfile.h"
 #include "wire.h"
 
 struct bond_ctx;
@@ -36,7 +37,7 @@ struct ctl_seen {
 struct ctl_server {
 	struct bond_ctx *bc;
 	struct loop_fd lfd;
-	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	struct sockfile file; /* DIRECTORY/BOND.sock */
 	struct ctl_client *clients[CTL_MAX_CLIENTS];
 	/* Counters as they were at the last reset: what is shown is the difference. */
 	struct wb_bond_counters base;
