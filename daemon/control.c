@@ -439,8 +439,6 @@ static void drop_client(struct ctl_client *c)
 	free(c);
 }
 
-static void arm_idle_timer(struct ctl_server *srv);
-
 static void on_client(struct loop_fd *f, uint32_t events)
 {
 	struct ctl_client *c = container_of(f, struct ctl_client, lfd);
@@ -463,78 +461,6 @@ static void on_client(struct loop_fd *f, uint32_t events)
 		return;
 	}
 	handle(c, (const struct nlmsghdr *)buf, (size_t)n);
-}
-
-/*
- * A connection there is no slot for is told why (a datagram with seq 0,
- * which a client reads as the answer to whatever it sent) and closed.
- */
-static void refuse(struct ctl_server *srv, int fd, const struct peer_cred *peer, const struct ctl_census *now)
-{
-	char buf[WB_CTL_MSG_MAX], msg[128];
-	const struct nlmsghdr *nlh;
-
-	if (peer->privileged)
-		snprintf(msg, sizeof(msg), "all %d control connections are in use", CTL_MAX_CLIENTS);
-	else
-		snprintf(msg, sizeof(msg), "the %d control connections open to peers without root or CAP_NET_ADMIN are in use",
-			 now->unprivileged);
-	nlh = wb_ctl_error(buf, NULL, EBUSY, msg);
-	send(fd, nlh, nlh->nlmsg_len, MSG_DONTWAIT | MSG_NOSIGNAL);
-	close(fd);
-	if (log_allowed(&srv->refused_log, loop_now()))
-		log_line(LOG_LVL_WARNING, srv->bc->conf->name, NULL, "control: connection of uid %u refused: %s",
-			 (unsigned)peer->uid, msg);
-}
-
-/* Keeps connection fd of peer in a free slot; -errno if it cannot. */
-static int add_client(struct ctl_server *srv, int fd, const struct peer_cred *peer)
-{
-	struct daemon *d = srv->bc->d;
-	struct ctl_client *c;
-	int slot = -1, rc;
-
-	for (int i = 0; i < CTL_MAX_CLIENTS && slot < 0; i++)
-		if (!srv->clients[i])
-			slot = i;
-	if (slot < 0)
-		return -EBUSY;
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		return -ENOMEM;
-	*c = (struct ctl_client){ .srv = srv, .lfd = { .fd = fd, .cb = on_client }, .peer = *peer,
-				  .last_request_ns = loop_now() };
-	rc = loop_add(&d->loop, &c->lfd, EPOLLIN);
-	if (rc) {
-		free(c);
-		return rc;
-	}
-	srv->clients[slot] = c;
-	arm_idle_timer(srv);
-	return 0;
-}
-
-static void on_accept(struct loop_fd *f, uint32_t events)
-{
-	struct ctl_server *srv = container_of(f, struct ctl_server, lfd);
-	struct ctl_census now;
-	struct peer_cred peer;
-	int fd;
-
-	(void)events;
-	fd = accept4(f->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	if (fd < 0)
-		return;
-	peer_cred_judge(fd, &peer);
-	log_line(LOG_LVL_DEBUG, srv->bc->conf->name, NULL, "control connection of uid %u (pid %d): %s (%s)",
-		 (unsigned)peer.uid, (int)peer.pid, peer.privileged ? "may change" : "may read", peer.why);
-	now = census(srv);
-	if (!ctl_slot_allowed(&now, peer.privileged)) {
-		refuse(srv, fd, &peer, &now);
-		return;
-	}
-	if (add_client(srv, fd, &peer))
-		close(fd);
 }
 
 /* ---- idle connections ------------------------------------------------------------------ */
@@ -616,6 +542,80 @@ static int open_idle_timer(struct daemon *d, struct ctl_server *srv)
 	if (srv->idle_timer.fd < 0)
 		return -errno;
 	return loop_add(&d->loop, &srv->idle_timer, EPOLLIN);
+}
+
+/* ---- accepting ---------------------------------------------------------------------- */
+
+/*
+ * A connection there is no slot for is told why (a datagram with seq 0,
+ * which a client reads as the answer to whatever it sent) and closed.
+ */
+static void refuse(struct ctl_server *srv, int fd, const struct peer_cred *peer, const struct ctl_census *now)
+{
+	char buf[WB_CTL_MSG_MAX], msg[128];
+	const struct nlmsghdr *nlh;
+
+	if (peer->privileged)
+		snprintf(msg, sizeof(msg), "all %d control connections are in use", CTL_MAX_CLIENTS);
+	else
+		snprintf(msg, sizeof(msg), "the %d control connections open to peers without root or CAP_NET_ADMIN are in use",
+			 now->unprivileged);
+	nlh = wb_ctl_error(buf, NULL, EBUSY, msg);
+	send(fd, nlh, nlh->nlmsg_len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	close(fd);
+	if (log_allowed(&srv->refused_log, loop_now()))
+		log_line(LOG_LVL_WARNING, srv->bc->conf->name, NULL, "control: connection of uid %u refused: %s",
+			 (unsigned)peer->uid, msg);
+}
+
+/* Keeps connection fd of peer in a free slot; -errno if it cannot. */
+static int add_client(struct ctl_server *srv, int fd, const struct peer_cred *peer)
+{
+	struct daemon *d = srv->bc->d;
+	struct ctl_client *c;
+	int slot = -1, rc;
+
+	for (int i = 0; i < CTL_MAX_CLIENTS && slot < 0; i++)
+		if (!srv->clients[i])
+			slot = i;
+	if (slot < 0)
+		return -EBUSY;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	*c = (struct ctl_client){ .srv = srv, .lfd = { .fd = fd, .cb = on_client }, .peer = *peer,
+				  .last_request_ns = loop_now() };
+	rc = loop_add(&d->loop, &c->lfd, EPOLLIN);
+	if (rc) {
+		free(c);
+		return rc;
+	}
+	srv->clients[slot] = c;
+	arm_idle_timer(srv);
+	return 0;
+}
+
+static void on_accept(struct loop_fd *f, uint32_t events)
+{
+	struct ctl_server *srv = container_of(f, struct ctl_server, lfd);
+	struct ctl_census now;
+	struct peer_cred peer;
+	int fd;
+
+	(void)events;
+	fd = accept4(f->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	peer_cred_judge(fd, &peer);
+	log_line(LOG_LVL_DEBUG, srv->bc->conf->name, NULL, "control connection of uid %u (pid %d): %s (%s)",
+		 (unsigned)peer.uid, (int)peer.pid, peer.privileged ? "may change" : "may read", peer.why);
+	now = census(srv);
+	if (!ctl_slot_allowed(&now, peer.privileged)) {
+		refuse(srv, fd, &peer, &now);
+		return;
+	}
+	if (add_client(srv, fd, &peer))
+		close(fd);
 }
 
 /* ---- the socket file ----------------------------------------------------------------- */

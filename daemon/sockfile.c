@@ -42,7 +42,11 @@ static bool is_symlink(const char *path)
 	return !lstat(path, &st) && S_ISLNK(st.st_mode);
 }
 
-/* Whether st, the directory dir, is one that only we (or root) may change entries of; err says why not. */
+/*
+ * 0 if st, the directory dir, is root's or ours and no one else may rename
+ * or remove entries in it (not writable by others, or sticky); -EPERM with
+ * why in err otherwise.
+ */
 static int check_directory(const struct stat *st, const char *dir, char *err, size_t errlen)
 {
 	if (st->st_uid != 0 && st->st_uid != geteuid()) {
