@@ -216,14 +216,19 @@ static bool peer_has_net_admin(int fd, pid_t cred_pid, const char **why)
 	long pid;
 
 	if (pidfd < 0) {
-		*why = pidfd == -ENOSYS ? "no pidfd on this system" : "it has exited";
+		if (pidfd == -ESRCH || pidfd == -EINVAL)
+			*why = "it has exited";
+		else if (pidfd == -ENOSYS)
+			*why = "no pidfd on this system";
+		else
+			*why = "no pidfd of it could be had";
 		return false;
 	}
 	pid = from_socket ? pidfd_pid(pidfd) : cred_pid;
 	if (pid < 0)
 		*why = "it has exited";
 	else if (pid == 0)
-		*why = "it is outside our pid namespace";
+		*why = "its pid is not known in our pid namespace";
 	else if ((has = holds_capability((pid_t)pid, CAP_NET_ADMIN, why)) && !pidfd_alive(pidfd)) {
 		has = false;
 		*why = "it exited as it was judged";
