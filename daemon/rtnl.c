@@ -29,25 +29,13 @@
  */
 #define RTNL_REQ_SIZE 256
 
-#define RTNL_ERROR_MAX 256
-
 struct wb_rtnl {
 	struct mnl_socket *nl;
 	uint32_t portid;
 	uint32_t seq;
-	char error[RTNL_ERROR_MAX]; /* extack message of the last failed request */
+	char error[WB_RTNL_ERROR_MAX]; /* extack message of the last failed request */
 	size_t buflen;
 	char buf[]; /* receive buffer, MNL_SOCKET_BUFFER_SIZE bytes */
-};
-
-/* One request in flight: what the reply callbacks need and what they found. */
-struct rtnl_xfer {
-	struct wb_rtnl *r;
-	uint32_t seq;
-	mnl_cb_t data_cb; /* NULL when the request has no reply but its ack */
-	void *data;
-	int error; /* the ack's error, 0 or -errno */
-	bool acked;
 };
 
 int wb_rtnl_open(struct wb_rtnl **out)
@@ -101,6 +89,28 @@ const char *wb_rtnl_error(const struct wb_rtnl *r)
 
 /* ---- one exchange: request, replies, ack ------------------------------- */
 
+/* A link request's answer: its index and MTU. */
+static int link_attr_cb(const struct nlattr *attr, void *data)
+{
+	struct wb_rtnl_link_info *lr = data;
+
+	if (mnl_attr_get_type(attr) == IFLA_MTU && mnl_attr_validate(attr, MNL_TYPE_U32) == 0) {
+		lr->mtu = mnl_attr_get_u32(attr);
+		lr->has_mtu = true;
+	}
+	return MNL_CB_OK;
+}
+
+static void link_take(const struct nlmsghdr *nlh, struct wb_rtnl_link_info *lr)
+{
+	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+
+	if (nlh->nlmsg_type != RTM_NEWLINK || mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifi))
+		return;
+	lr->ifindex = ifi->ifi_index;
+	mnl_attr_parse(nlh, sizeof(*ifi), link_attr_cb, lr);
+}
+
 static int rtnl_extack_attr_cb(const struct nlattr *attr, void *data)
 {
 	const struct nlattr **msg = data;
@@ -116,7 +126,7 @@ static int rtnl_extack_attr_cb(const struct nlattr *attr, void *data)
  * kernel capped it, the echo of our whole request (nlmsgerr.msg is its
  * header, the rest of it comes after).
  */
-static void rtnl_keep_extack(struct wb_rtnl *r, const struct nlmsghdr *nlh, const struct nlmsgerr *err)
+static void rtnl_keep_extack(struct wb_rtnl_reply *rep, const struct nlmsghdr *nlh, const struct nlmsgerr *err)
 {
 	const struct nlattr *msg = NULL;
 	size_t off = sizeof(*err);
@@ -132,7 +142,7 @@ static void rtnl_keep_extack(struct wb_rtnl *r, const struct nlmsghdr *nlh, cons
 		return;
 	mnl_attr_parse(nlh, (unsigned int)off, rtnl_extack_attr_cb, &msg);
 	if (msg)
-		snprintf(r->error, sizeof(r->error), "%s", mnl_attr_get_str(msg));
+		snprintf(rep->message, sizeof(rep->message), "%s", mnl_attr_get_str(msg));
 }
 
 /*
@@ -141,30 +151,40 @@ static void rtnl_keep_extack(struct wb_rtnl *r, const struct nlmsghdr *nlh, cons
  */
 static int rtnl_data_cb(const struct nlmsghdr *nlh, void *data)
 {
-	struct rtnl_xfer *x = data;
+	struct wb_rtnl_reply *rep = data;
 
-	if (nlh->nlmsg_seq != x->seq || !x->data_cb)
-		return MNL_CB_OK;
-	return x->data_cb(nlh, x->data);
+	if (nlh->nlmsg_seq == rep->seq && rep->link)
+		link_take(nlh, rep->link);
+	return MNL_CB_OK;
 }
 
 static int rtnl_ack_cb(const struct nlmsghdr *nlh, void *data)
 {
-	struct rtnl_xfer *x = data;
+	struct wb_rtnl_reply *rep = data;
 	const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
 
-	if (nlh->nlmsg_seq != x->seq)
+	if (nlh->nlmsg_seq != rep->seq)
 		return MNL_CB_OK;
-	x->acked = true;
+	rep->acked = true;
 	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*err)) {
-		x->error = -EBADMSG;
+		rep->error = -EBADMSG;
 		return MNL_CB_STOP;
 	}
 	/* Kernel subsystems are not agreed on the sign (libmnl copes the same way). */
-	x->error = err->error > 0 ? -err->error : err->error;
-	if (x->error)
-		rtnl_keep_extack(x->r, nlh, err);
+	rep->error = err->error > 0 ? -err->error : err->error;
+	if (rep->error)
+		rtnl_keep_extack(rep, nlh, err);
 	return MNL_CB_STOP;
+}
+
+int wb_rtnl_reply_take(struct wb_rtnl_reply *rep, const void *buf, size_t len)
+{
+	mnl_cb_t ctl[NLMSG_MIN_TYPE] = { [NLMSG_ERROR] = rtnl_ack_cb };
+
+	/* seq 0: rtnl_data_cb and rtnl_ack_cb match it themselves. */
+	if (mnl_cb_run2(buf, len, 0, rep->portid, rtnl_data_cb, rep, ctl, NLMSG_MIN_TYPE) < 0)
+		return errno ? -errno : -EPROTO;
+	return 0;
 }
 
 static ssize_t rtnl_recv(struct wb_rtnl *r)
@@ -177,41 +197,44 @@ static ssize_t rtnl_recv(struct wb_rtnl *r)
 	return n < 0 ? -errno : n;
 }
 
-/* Reads replies until the ack of x->seq; x->error is then the outcome. */
-static int rtnl_wait_ack(struct wb_rtnl *r, struct rtnl_xfer *x)
+/* Reads replies until the ack of rep->seq; rep->error is then the outcome. */
+static int rtnl_wait_ack(struct wb_rtnl *r, struct wb_rtnl_reply *rep)
 {
-	mnl_cb_t ctl[NLMSG_MIN_TYPE] = { [NLMSG_ERROR] = rtnl_ack_cb };
 	ssize_t n;
+	int rc;
 
-	while (!x->acked) {
+	while (!rep->acked) {
 		n = rtnl_recv(r);
 		if (n < 0)
 			return (int)n;
-		/* seq 0: rtnl_data_cb and rtnl_ack_cb match it themselves. */
-		if (mnl_cb_run2(r->buf, (size_t)n, 0, r->portid, rtnl_data_cb, x, ctl, NLMSG_MIN_TYPE) < 0)
-			return errno ? -errno : -EPROTO;
+		rc = wb_rtnl_reply_take(rep, r->buf, (size_t)n);
+		if (rc)
+			return rc;
 	}
-	return x->error;
+	return rep->error;
 }
 
 /*
- * Sends one request with NLM_F_ACK and waits for its ack; data_cb (may be
- * NULL) sees each reply message before it and must return MNL_CB_OK, so that
- * the ack is always read.
+ * Sends one request with NLM_F_ACK and waits for its ack; a link request's
+ * answer goes to link (NULL for a request whose only reply is its ack).
  */
-static int rtnl_talk(struct wb_rtnl *r, struct nlmsghdr *nlh, mnl_cb_t data_cb, void *data)
+static int rtnl_talk(struct wb_rtnl *r, struct nlmsghdr *nlh, struct wb_rtnl_link_info *link)
 {
-	struct rtnl_xfer x = { .r = r, .data_cb = data_cb, .data = data };
+	struct wb_rtnl_reply rep = { .portid = r->portid, .link = link };
+	int rc;
 
 	r->error[0] = '\0';
 	nlh->nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
 	nlh->nlmsg_seq = ++r->seq;
 	if (nlh->nlmsg_seq == 0) /* 0 would match what the kernel sends unasked */
 		nlh->nlmsg_seq = ++r->seq;
-	x.seq = nlh->nlmsg_seq;
+	rep.seq = nlh->nlmsg_seq;
 	if (mnl_socket_sendto(r->nl, nlh, nlh->nlmsg_len) < 0)
 		return -errno;
-	return rtnl_wait_ack(r, &x);
+	rc = rtnl_wait_ack(r, &rep);
+	if (rc)
+		memcpy(r->error, rep.message, sizeof(r->error));
+	return rc;
 }
 
 static struct nlmsghdr *rtnl_msg(char *buf, uint16_t type, uint16_t flags)
@@ -227,39 +250,10 @@ static struct nlmsghdr *rtnl_msg(char *buf, uint16_t type, uint16_t flags)
 
 /* ---- links ------------------------------------------------------------- */
 
-struct link_reply {
-	int ifindex;
-	uint32_t mtu;
-	bool has_mtu;
-};
-
-static int link_attr_cb(const struct nlattr *attr, void *data)
-{
-	struct link_reply *lr = data;
-
-	if (mnl_attr_get_type(attr) == IFLA_MTU && mnl_attr_validate(attr, MNL_TYPE_U32) == 0) {
-		lr->mtu = mnl_attr_get_u32(attr);
-		lr->has_mtu = true;
-	}
-	return MNL_CB_OK;
-}
-
-static int link_msg_cb(const struct nlmsghdr *nlh, void *data)
-{
-	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
-	struct link_reply *lr = data;
-
-	if (nlh->nlmsg_type != RTM_NEWLINK || mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifi))
-		return MNL_CB_OK;
-	lr->ifindex = ifi->ifi_index;
-	mnl_attr_parse(nlh, sizeof(*ifi), link_attr_cb, lr);
-	return MNL_CB_OK;
-}
-
 int wb_rtnl_link_get(struct wb_rtnl *r, const char *ifname, int *ifindex, uint32_t *mtu)
 {
 	char buf[RTNL_REQ_SIZE];
-	struct link_reply lr = { 0 };
+	struct wb_rtnl_link_info lr = { 0 };
 	struct nlmsghdr *nlh;
 	struct ifinfomsg *ifi;
 	size_t len = strnlen(ifname, IFNAMSIZ);
@@ -276,7 +270,7 @@ int wb_rtnl_link_get(struct wb_rtnl *r, const char *ifname, int *ifindex, uint32
 	mnl_attr_put_strz(nlh, IFLA_IFNAME, ifname);
 	/* Only the MTU is wanted: spare the kernel (and our buffer) the counters. */
 	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
-	err = rtnl_talk(r, nlh, link_msg_cb, &lr);
+	err = rtnl_talk(r, nlh, &lr);
 	if (err)
 		return err;
 	if (lr.ifindex <= 0 || !lr.has_mtu)
@@ -307,7 +301,7 @@ int wb_rtnl_link_set(struct wb_rtnl *r, int ifindex, uint32_t mtu, bool up)
 	ifi->ifi_change = IFF_UP; /* the only flag we mean to touch */
 	if (mtu)
 		mnl_attr_put_u32(nlh, IFLA_MTU, mtu);
-	return rtnl_talk(r, nlh, NULL, NULL);
+	return rtnl_talk(r, nlh, NULL);
 }
 
 int wb_rtnl_link_set_txqlen(struct wb_rtnl *r, int ifindex, uint32_t txqlen)
@@ -316,7 +310,7 @@ int wb_rtnl_link_set_txqlen(struct wb_rtnl *r, int ifindex, uint32_t txqlen)
 	struct nlmsghdr *nlh = link_request(buf, ifindex);
 
 	mnl_attr_put_u32(nlh, IFLA_TXQLEN, txqlen);
-	return rtnl_talk(r, nlh, NULL, NULL);
+	return rtnl_talk(r, nlh, NULL);
 }
 
 /* ---- addresses and routes ---------------------------------------------- */
@@ -379,7 +373,7 @@ int wb_rtnl_addr_add(struct wb_rtnl *r, int ifindex, const struct wb_prefix *p)
 		ifa->ifa_flags = IFA_F_NODAD;
 		mnl_attr_put_u32(nlh, IFA_FLAGS, IFA_F_NODAD);
 	}
-	return rtnl_talk(r, nlh, NULL, NULL);
+	return rtnl_talk(r, nlh, NULL);
 }
 
 /* A route request; the add and the delete must match field for field. */
@@ -412,7 +406,7 @@ static int route_request(struct wb_rtnl *r, uint16_t type, uint16_t flags, int i
 	mnl_attr_put(nlh, RTA_DST, (size_t)alen, net);
 	mnl_attr_put_u32(nlh, RTA_OIF, (uint32_t)ifindex);
 	mnl_attr_put_u32(nlh, RTA_PRIORITY, metric);
-	return rtnl_talk(r, nlh, NULL, NULL);
+	return rtnl_talk(r, nlh, NULL);
 }
 
 int wb_rtnl_route_add(struct wb_rtnl *r, int ifindex, const struct wb_prefix *dst, uint32_t table, uint32_t metric)
@@ -451,7 +445,7 @@ static int rule_request(struct wb_rtnl *r, uint16_t type, uint16_t flags, int fa
 	mnl_attr_put_u32(nlh, FRA_FWMARK, fwmark);
 	mnl_attr_put_u32(nlh, FRA_FWMASK, 0xffffffffU);
 	mnl_attr_put_u32(nlh, FRA_PRIORITY, priority);
-	return rtnl_talk(r, nlh, NULL, NULL);
+	return rtnl_talk(r, nlh, NULL);
 }
 
 int wb_rtnl_rule_add(struct wb_rtnl *r, int family, uint32_t fwmark, uint32_t table, uint32_t priority)

@@ -8,6 +8,7 @@
 #define WB_RTNL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "config.h"
@@ -50,5 +51,32 @@ int wb_rtnl_route_del(struct wb_rtnl *r, int ifindex, const struct wb_prefix *ds
  */
 int wb_rtnl_rule_add(struct wb_rtnl *r, int family, uint32_t fwmark, uint32_t table, uint32_t priority);
 int wb_rtnl_rule_del(struct wb_rtnl *r, int family, uint32_t fwmark, uint32_t table, uint32_t priority);
+
+/*
+ * The reply side of one request, on buffers instead of the socket: what each
+ * call above runs on every buffer it reads until the request's ack, on its
+ * own so that it can be fed without a socket (tests/fuzz/fuzz_rtnl.c). Any
+ * process with CAP_NET_ADMIN in the namespace may send to our port, so not
+ * everything that arrives is the kernel's.
+ */
+#define WB_RTNL_ERROR_MAX 256
+
+/* What a link request's RTM_NEWLINK answer says. */
+struct wb_rtnl_link_info {
+	int ifindex;
+	uint32_t mtu;
+	bool has_mtu;
+};
+
+struct wb_rtnl_reply {
+	uint32_t seq, portid;            /* the request's; a message from another port fails the exchange */
+	struct wb_rtnl_link_info *link;  /* a link request's answer goes here; NULL: no answer but the ack */
+	bool acked;                      /* the ack arrived: nothing after it is read */
+	int error;                       /* then the ack's: 0 or -errno */
+	char message[WB_RTNL_ERROR_MAX]; /* and its extended-ack message on failure, "" if none */
+};
+
+/* One buffer read for the request: 0, or -errno when it fails the exchange. */
+int wb_rtnl_reply_take(struct wb_rtnl_reply *rep, const void *buf, size_t len);
 
 #endif

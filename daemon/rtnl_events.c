@@ -117,6 +117,12 @@ static int event_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+void rtnl_events_take(struct rtnl_events *e, const void *buf, size_t len)
+{
+	/* Events have sequence 0, the dump its own: both are welcome here. */
+	mnl_cb_run(buf, len, 0, 0, event_cb, e);
+}
+
 void rtnl_events_read(struct loop_fd *f, uint32_t events)
 {
 	struct rtnl_events *e = container_of(f, struct rtnl_events, lfd);
@@ -135,7 +141,6 @@ void rtnl_events_read(struct loop_fd *f, uint32_t events)
 		}
 		if (n <= 0)
 			return; /* EAGAIN: all read */
-		/* Events have sequence 0, the dump its own: both are welcome here. */
-		mnl_cb_run(e->buf, (size_t)n, 0, 0, event_cb, e);
+		rtnl_events_take(e, e->buf, (size_t)n);
 	}
 }

@@ -46,6 +46,14 @@ int rtnl_events_open(struct rtnl_events *e, const struct rtnl_events_ops *ops, v
 void rtnl_events_close(struct rtnl_events *e);
 /* Reads what is pending and calls the ops (the loop callback of e->lfd). */
 void rtnl_events_read(struct loop_fd *f, uint32_t events);
+/*
+ * One buffer as read from the socket: every link and address message in it
+ * goes to the ops. What rtnl_events_read runs on each read, on its own so
+ * that it can be fed without a socket (tests/fuzz/fuzz_rtnl.c): any process
+ * with CAP_NET_ADMIN in the namespace may send to our port, so not
+ * everything that arrives is the kernel's.
+ */
+void rtnl_events_take(struct rtnl_events *e, const void *buf, size_t len);
 /* Asks for every link again (the replies arrive as link events). 0 or -errno. */
 int rtnl_events_dump_links(struct rtnl_events *e);
 
