@@ -3,7 +3,8 @@
  * Writes the seed corpora of fuzz_datagram and fuzz_frames: real messages of
  * the fuzz pair (fuzz_pair.h), made the way the harnesses make them, so that
  * each seed goes past the cryptography in the harness (see fuzz_datagram.c);
- * and those of fuzz_ctl: control messages built with ctl.h, valid and not.
+ * those of fuzz_ctl: control messages built with ctl.h, valid and not; and
+ * those of fuzz_rtnl: rtnetlink reads built with libmnl.
  * Not built by make: the corpora are committed. After a change to the pair,
  * the handshake, the wire format or the control family, make them again:
  *
@@ -15,7 +16,11 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include <linux/if.h>
+#include <linux/if_addr.h>
+#include <linux/if_link.h>
 #include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 
 #include "byteorder.h"
 #include "cookie.h"
@@ -555,11 +560,280 @@ static void ctl_seeds(void)
 	ctl_put("bad_counter_twice", nlh);
 }
 
+/* ---- fuzz_rtnl: rtnetlink reads ------------------------------------------------------------ */
+
+/* The request's sequence number and the daemon's port, as fuzz_rtnl.c expects them. */
+#define RT_SEQ 1
+#define RT_PORTID 4242
+
+/* The input being built: a mode byte, then reads (a 16-bit length, then its bytes). */
+static uint8_t rt_in[16384];
+static size_t rt_in_len;
+/* The read being built: messages one after another, each at an aligned offset. */
+static union {
+	struct nlmsghdr h;
+	uint8_t b[4096];
+} rt_read_buf;
+static size_t rt_read_len;
+
+static void rt_begin(uint8_t mode)
+{
+	rt_in[0] = mode;
+	rt_in_len = 1;
+	rt_read_len = 0;
+}
+
+/* The read built so far, cut to len bytes (SIZE_MAX: all of it), goes into the input. */
+static void rt_flush_cut(size_t len)
+{
+	if (len > rt_read_len)
+		len = rt_read_len;
+	rt_in[rt_in_len++] = (uint8_t)len;
+	rt_in[rt_in_len++] = (uint8_t)(len >> 8);
+	memcpy(rt_in + rt_in_len, rt_read_buf.b, len);
+	rt_in_len += len;
+	rt_read_len = 0;
+}
+
+static void rt_flush(void)
+{
+	rt_flush_cut(SIZE_MAX);
+}
+
+static void rt_put(const char *name)
+{
+	if (rt_read_len)
+		rt_flush();
+	put("fuzz_rtnl", name, rt_in, rt_in_len);
+}
+
+static struct nlmsghdr *rt_msg(uint16_t type, uint16_t flags, uint32_t seq, uint32_t pid)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(rt_read_buf.b + rt_read_len);
+
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = flags;
+	nlh->nlmsg_seq = seq;
+	nlh->nlmsg_pid = pid;
+	return nlh;
+}
+
+static void rt_end(const struct nlmsghdr *nlh)
+{
+	rt_read_len += MNL_ALIGN(nlh->nlmsg_len);
+}
+
+/* A link message; name NULL and mtu 0 leave those attributes out. */
+static struct nlmsghdr *rt_link(uint16_t type, uint16_t flags, uint32_t seq, uint32_t pid, int ifindex,
+				unsigned ifi_flags, const char *name, uint32_t mtu)
+{
+	struct nlmsghdr *nlh = rt_msg(type, flags, seq, pid);
+	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	static const uint8_t mac[6] = { 2, 0, 0, 0, 0, 1 };
+
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = ifindex;
+	ifi->ifi_flags = ifi_flags;
+	ifi->ifi_change = 0xffffffff;
+	mnl_attr_put(nlh, IFLA_ADDRESS, sizeof(mac), mac);
+	if (name)
+		mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+	if (mtu)
+		mnl_attr_put_u32(nlh, IFLA_MTU, mtu);
+	mnl_attr_put_u32(nlh, IFLA_TXQLEN, 1000);
+	return nlh;
+}
+
+static void rt_link_end(uint16_t type, uint16_t flags, uint32_t seq, uint32_t pid, int ifindex, unsigned ifi_flags,
+			const char *name, uint32_t mtu)
+{
+	rt_end(rt_link(type, flags, seq, pid, ifindex, ifi_flags, name, mtu));
+}
+
+static void rt_addr(uint16_t type, int ifindex, uint8_t family)
+{
+	struct nlmsghdr *nlh = rt_msg(type, 0, 0, 0);
+	struct ifaddrmsg *ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
+	static const uint8_t a[16] = { 0xfd, 0, 0, 1, [15] = 1 };
+
+	ifa->ifa_family = family;
+	ifa->ifa_prefixlen = family == AF_INET ? 24 : 64;
+	ifa->ifa_index = (uint32_t)ifindex;
+	mnl_attr_put(nlh, IFA_ADDRESS, family == AF_INET ? 4 : 16, family == AF_INET ? (const uint8_t *)"\x0a\x64\x01\x01" : a);
+	rt_end(nlh);
+}
+
+/*
+ * An ack (error 0) or an error; with a message, an extended ack, echoing
+ * our request whole unless capped.
+ */
+static void rt_error(uint32_t seq, uint32_t pid, int error, const char *msg, bool capped)
+{
+	uint8_t req_buf[64];
+	struct nlmsghdr *req = mnl_nlmsg_put_header(req_buf), *nlh;
+	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(req, sizeof(*ifi));
+	struct nlmsgerr *err;
+	size_t echo;
+
+	req->nlmsg_type = RTM_NEWLINK;
+	req->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	req->nlmsg_seq = seq;
+	req->nlmsg_pid = pid;
+	ifi->ifi_index = 3;
+	mnl_attr_put_u32(req, IFLA_MTU, 60);
+	echo = capped || !msg ? 0 : req->nlmsg_len - sizeof(*req);
+	nlh = rt_msg(NLMSG_ERROR, msg ? (uint16_t)(NLM_F_ACK_TLVS | (capped ? NLM_F_CAPPED : 0)) : 0, seq, pid);
+	err = mnl_nlmsg_put_extra_header(nlh, sizeof(*err) + echo);
+	err->error = error;
+	memcpy(&err->msg, req, sizeof(*req) + echo);
+	if (msg) {
+		mnl_attr_put_strz(nlh, NLMSGERR_ATTR_MSG, msg);
+		mnl_attr_put_u32(nlh, NLMSGERR_ATTR_OFFS, 32);
+	}
+	rt_end(nlh);
+}
+
+static void rt_done(uint32_t seq)
+{
+	struct nlmsghdr *nlh = rt_msg(NLMSG_DONE, NLM_F_MULTI, seq, RT_PORTID);
+
+	*(int *)mnl_nlmsg_put_extra_header(nlh, sizeof(int)) = 0;
+	rt_end(nlh);
+}
+
+static void rtnl_reply_seeds(void)
+{
+	const unsigned up = IFF_UP | IFF_RUNNING | IFF_LOWER_UP;
+
+	rt_begin(0);
+	rt_put("empty");
+	/* A link request's answer and its ack, in one read and in two; the ack alone. */
+	rt_begin(1);
+	rt_link_end(RTM_NEWLINK, 0, RT_SEQ, RT_PORTID, 3, up, "eth1", 1500);
+	rt_error(RT_SEQ, RT_PORTID, 0, NULL, false);
+	rt_put("link_answer");
+	rt_begin(1);
+	rt_link_end(RTM_NEWLINK, 0, RT_SEQ, RT_PORTID, 7, 0, "wb0", 1413);
+	rt_flush();
+	rt_error(RT_SEQ, RT_PORTID, 0, NULL, false);
+	rt_put("link_answer_two_reads");
+	rt_begin(0);
+	rt_error(RT_SEQ, RT_PORTID, 0, NULL, false);
+	rt_put("ack_only");
+	/* The late reply of an abandoned request first, then ours; then the ack. */
+	rt_begin(1);
+	rt_link_end(RTM_NEWLINK, 0, RT_SEQ + 5, RT_PORTID, 9, up, "lte0", 1400);
+	rt_error(RT_SEQ + 5, RT_PORTID, 0, NULL, false);
+	rt_link_end(RTM_NEWLINK, 0, RT_SEQ, RT_PORTID, 3, up, "eth1", 1500);
+	rt_error(RT_SEQ, RT_PORTID, 0, NULL, false);
+	rt_put("link_late_reply_first");
+	/* Errors: with an extended ack (our request echoed, or capped), of the other sign, too short. */
+	rt_begin(0);
+	rt_error(RT_SEQ, RT_PORTID, -EINVAL, "mtu less than device minimum", false);
+	rt_put("error_extack");
+	rt_begin(0);
+	rt_error(RT_SEQ, RT_PORTID, -ENETDOWN, "Device for nexthop is not up", true);
+	rt_put("error_extack_capped");
+	rt_begin(1);
+	rt_error(RT_SEQ, RT_PORTID, ENODEV, NULL, false);
+	rt_put("error_positive");
+	rt_begin(0);
+	*(int *)mnl_nlmsg_put_extra_header(rt_msg(NLMSG_ERROR, 0, RT_SEQ, RT_PORTID), sizeof(int)) = -EPERM;
+	rt_end(&rt_read_buf.h);
+	rt_put("error_short");
+	/* Another port's message (refused), an interrupted dump. */
+	rt_begin(1);
+	rt_link_end(RTM_NEWLINK, 0, RT_SEQ, 999, 3, up, "eth1", 1500);
+	rt_error(RT_SEQ, 999, 0, NULL, false);
+	rt_put("other_port");
+	rt_begin(1);
+	rt_link_end(RTM_NEWLINK, NLM_F_DUMP_INTR, RT_SEQ, RT_PORTID, 3, up, "eth1", 1500);
+	rt_put("dump_interrupted");
+	/* An MTU of the wrong size, then one cut short by the message's end. */
+	rt_begin(1);
+	{
+		struct nlmsghdr *nlh = rt_link(RTM_NEWLINK, 0, RT_SEQ, RT_PORTID, 3, up, "eth1", 0);
+
+		mnl_attr_put_u16(nlh, IFLA_MTU, 1500);
+		rt_end(nlh);
+		nlh = rt_link(RTM_NEWLINK, 0, RT_SEQ, RT_PORTID, 4, up, "eth2", 1500);
+		nlh->nlmsg_len -= 2;
+		rt_end(nlh);
+	}
+	rt_error(RT_SEQ, RT_PORTID, 0, NULL, false);
+	rt_put("mtu_malformed");
+}
+
+static void rtnl_event_seeds(void)
+{
+	const unsigned up = IFF_UP | IFF_RUNNING | IFF_LOWER_UP;
+	struct nlmsghdr *nlh;
+
+	/* Events: a link up, one up without a carrier, one removed; addresses added and removed. */
+	rt_begin(0);
+	rt_link_end(RTM_NEWLINK, 0, 0, 0, 2, up, "eth0", 1500);
+	rt_link_end(RTM_NEWLINK, 0, 0, 0, 5, IFF_UP, "wwan0", 1428);
+	rt_link_end(RTM_DELLINK, 0, 0, 0, 6, 0, "usb0", 1500);
+	rt_addr(RTM_NEWADDR, 2, AF_INET);
+	rt_addr(RTM_DELADDR, 2, AF_INET6);
+	rt_put("events");
+	/* A dump of the links after an overflow, ending in NLMSG_DONE, and an event after it in the same read. */
+	rt_begin(0);
+	rt_link_end(RTM_NEWLINK, NLM_F_MULTI, 1700000000, RT_PORTID, 1, up, "lo", 65536);
+	rt_link_end(RTM_NEWLINK, NLM_F_MULTI, 1700000000, RT_PORTID, 2, up, "eth0", 1500);
+	rt_link_end(RTM_NEWLINK, NLM_F_MULTI, 1700000000, RT_PORTID, 3, 0, "eth1", 1500);
+	rt_done(1700000000);
+	rt_link_end(RTM_NEWLINK, 0, 0, 0, 3, up, "eth1", 1500);
+	rt_put("dump");
+	/* An error amid events; messages of no interest (NOOP, a route). */
+	rt_begin(0);
+	rt_link_end(RTM_NEWLINK, 0, 0, 0, 2, up, "eth0", 1500);
+	rt_error(0, 0, -ENOBUFS, NULL, false);
+	rt_link_end(RTM_NEWLINK, 0, 0, 0, 2, 0, "eth0", 1500);
+	rt_put("events_error_amid");
+	rt_begin(0);
+	rt_end(rt_msg(NLMSG_NOOP, 0, 0, 0));
+	nlh = rt_msg(RTM_NEWROUTE, 0, 0, 0);
+	mnl_nlmsg_put_extra_header(nlh, sizeof(struct rtmsg));
+	mnl_attr_put_u32(nlh, RTA_OIF, 2);
+	rt_end(nlh);
+	rt_addr(RTM_NEWADDR, 3, AF_INET);
+	rt_put("events_uninteresting");
+	/* Names: without a NUL, too long for IFNAMSIZ, empty. */
+	rt_begin(0);
+	nlh = rt_link(RTM_NEWLINK, 0, 0, 0, 2, up, NULL, 0);
+	mnl_attr_put(nlh, IFLA_IFNAME, 4, "eth0");
+	rt_end(nlh);
+	rt_link_end(RTM_NEWLINK, 0, 0, 0, 3, up, "a-name-longer-than-ifnamsiz", 1500);
+	rt_link_end(RTM_NEWLINK, 0, 0, 0, 4, up, "", 1500);
+	rt_put("names_malformed");
+	/* An attribute longer than its message; a message longer than the read; a header cut short. */
+	rt_begin(0);
+	nlh = rt_link(RTM_NEWLINK, 0, 0, 0, 2, up, "eth0", 1500);
+	((struct nlattr *)((uint8_t *)nlh + NLMSG_HDRLEN + sizeof(struct ifinfomsg)))->nla_len = 200;
+	rt_end(nlh);
+	rt_link_end(RTM_NEWLINK, 0, 0, 0, 3, up, "eth1", 1500);
+	rt_flush_cut(rt_read_len - 5);
+	rt_link_end(RTM_DELLINK, 0, 0, 0, 4, up, "eth2", 1500);
+	rt_flush_cut(10);
+	rt_put("truncated");
+	/* Two reads of events, then the reply parser's ack in a third. */
+	rt_begin(0);
+	rt_link_end(RTM_NEWLINK, 0, 0, 0, 2, 0, "eth0", 1500);
+	rt_flush();
+	rt_addr(RTM_DELADDR, 2, AF_INET);
+	rt_flush();
+	rt_error(RT_SEQ, RT_PORTID, 0, NULL, false);
+	rt_put("events_then_ack");
+}
+
 int main(int argc, char **argv)
 {
 	root = argc > 1 ? argv[1] : "tests/fuzz/corpus";
 	datagram_seeds();
 	frame_seeds();
 	ctl_seeds();
+	rtnl_reply_seeds();
+	rtnl_event_seeds();
 	return 0;
 }
