@@ -177,12 +177,29 @@ static int rtnl_ack_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_STOP;
 }
 
+size_t wb_rtnl_whole_messages(const void *buf, size_t len)
+{
+	size_t off = 0;
+
+	while (len - off >= sizeof(struct nlmsghdr)) {
+		const struct nlmsghdr *nlh = (const struct nlmsghdr *)((const char *)buf + off);
+
+		if (nlh->nlmsg_len < sizeof(*nlh) || nlh->nlmsg_len > len - off)
+			break;
+		off += MNL_ALIGN(nlh->nlmsg_len);
+		if (off >= len)
+			return len;
+	}
+	return off;
+}
+
 int wb_rtnl_reply_take(struct wb_rtnl_reply *rep, const void *buf, size_t len)
 {
 	mnl_cb_t ctl[NLMSG_MIN_TYPE] = { [NLMSG_ERROR] = rtnl_ack_cb };
 
 	/* seq 0: rtnl_data_cb and rtnl_ack_cb match it themselves. */
-	if (mnl_cb_run2(buf, len, 0, rep->portid, rtnl_data_cb, rep, ctl, NLMSG_MIN_TYPE) < 0)
+	if (mnl_cb_run2(buf, wb_rtnl_whole_messages(buf, len), 0, rep->portid, rtnl_data_cb, rep, ctl,
+			NLMSG_MIN_TYPE) < 0)
 		return errno ? -errno : -EPROTO;
 	return 0;
 }

@@ -79,4 +79,13 @@ struct wb_rtnl_reply {
 /* One buffer read for the request: 0, or -errno when it fails the exchange. */
 int wb_rtnl_reply_take(struct wb_rtnl_reply *rep, const void *buf, size_t len);
 
+/*
+ * The bytes at the start of a read that are whole netlink messages, each
+ * within what is left: the only part of it to hand to libmnl. libmnl
+ * compares a message's length with what is left as an int, so it takes a
+ * length of 2^31 or more for one that fits and steps by it: ahead into
+ * unmapped memory, or (within 3 of 2^32, aligned to 0) not at all, for ever.
+ */
+size_t wb_rtnl_whole_messages(const void *buf, size_t len);
+
 #endif

@@ -15,6 +15,7 @@
 #include <linux/rtnetlink.h>
 
 #include "log.h"
+#include "rtnl.h"
 
 int rtnl_events_open(struct rtnl_events *e, const struct rtnl_events_ops *ops, void *ctx)
 {
@@ -120,7 +121,7 @@ static int event_cb(const struct nlmsghdr *nlh, void *data)
 void rtnl_events_take(struct rtnl_events *e, const void *buf, size_t len)
 {
 	/* Events have sequence 0, the dump its own: both are welcome here. */
-	mnl_cb_run(buf, len, 0, 0, event_cb, e);
+	mnl_cb_run(buf, wb_rtnl_whole_messages(buf, len), 0, 0, event_cb, e);
 }
 
 void rtnl_events_read(struct loop_fd *f, uint32_t events)

@@ -817,6 +817,23 @@ static void rtnl_event_seeds(void)
 	rt_link_end(RTM_DELLINK, 0, 0, 0, 4, up, "eth2", 1500);
 	rt_flush_cut(10);
 	rt_put("truncated");
+	/*
+	 * Reproducers: a length libmnl takes for one that fits (it compares it as
+	 * an int) and steps by, 4 GB ahead, and one it aligns to a step of 0,
+	 * looping for ever; each after an event that must still be taken.
+	 */
+	rt_begin(1);
+	rt_link_end(RTM_NEWLINK, 0, 0, 0, 2, up, "eth0", 1500);
+	nlh = rt_msg(RTM_NEWLINK, 0, RT_SEQ, RT_PORTID);
+	rt_end(nlh);
+	nlh->nlmsg_len = 0xffffff20;
+	rt_put("len_above_2_31");
+	rt_begin(1);
+	rt_link_end(RTM_NEWLINK, 0, 0, 0, 2, up, "eth0", 1500);
+	nlh = rt_msg(RTM_NEWLINK, 0, RT_SEQ, RT_PORTID);
+	rt_end(nlh);
+	nlh->nlmsg_len = 0xfffffffe;
+	rt_put("len_aligned_to_0");
 	/* Two reads of events, then the reply parser's ack in a third. */
 	rt_begin(0);
 	rt_link_end(RTM_NEWLINK, 0, 0, 0, 2, 0, "eth0", 1500);
