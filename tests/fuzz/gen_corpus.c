@@ -576,11 +576,18 @@ static union {
 } rt_read_buf;
 static size_t rt_read_len;
 
+/* A fresh read: zeros, as libmnl before 1.0.5 leaves an attribute's padding as it was. */
+static void rt_new_read(void)
+{
+	memset(&rt_read_buf, 0, sizeof(rt_read_buf));
+	rt_read_len = 0;
+}
+
 static void rt_begin(uint8_t mode)
 {
 	rt_in[0] = mode;
 	rt_in_len = 1;
-	rt_read_len = 0;
+	rt_new_read();
 }
 
 /* The read built so far, cut to len bytes (SIZE_MAX: all of it), goes into the input. */
@@ -592,7 +599,7 @@ static void rt_flush_cut(size_t len)
 	rt_in[rt_in_len++] = (uint8_t)(len >> 8);
 	memcpy(rt_in + rt_in_len, rt_read_buf.b, len);
 	rt_in_len += len;
-	rt_read_len = 0;
+	rt_new_read();
 }
 
 static void rt_flush(void)
