@@ -29,6 +29,9 @@
  */
 #define RTNL_REQ_SIZE 256
 
+/* The largest errno the kernel has (its MAX_ERRNO). */
+#define RTNL_MAX_ERRNO 4095
+
 struct wb_rtnl {
 	struct mnl_socket *nl;
 	uint32_t portid;
@@ -172,6 +175,9 @@ static int rtnl_ack_cb(const struct nlmsghdr *nlh, void *data)
 	}
 	/* Kernel subsystems are not agreed on the sign (libmnl copes the same way). */
 	rep->error = err->error > 0 ? -err->error : err->error;
+	/* No errno at all: the callers' strerror(-error) would overflow at INT_MIN. */
+	if (rep->error < -RTNL_MAX_ERRNO)
+		rep->error = -EBADMSG;
 	if (rep->error)
 		rtnl_keep_extack(rep, nlh, err);
 	return MNL_CB_STOP;

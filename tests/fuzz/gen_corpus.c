@@ -744,6 +744,10 @@ static void rtnl_reply_seeds(void)
 	rt_begin(1);
 	rt_error(RT_SEQ, RT_PORTID, ENODEV, NULL, false);
 	rt_put("error_positive");
+	/* A reproducer: an error that is no errno (strerror(-INT_MIN) overflows). */
+	rt_begin(0);
+	rt_error(RT_SEQ, RT_PORTID, INT32_MIN, "no errno", false);
+	rt_put("error_int_min");
 	rt_begin(0);
 	*(int *)mnl_nlmsg_put_extra_header(rt_msg(NLMSG_ERROR, 0, RT_SEQ, RT_PORTID), sizeof(int)) = -EPERM;
 	rt_end(&rt_read_buf.h);
