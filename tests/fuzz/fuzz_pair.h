@@ -49,6 +49,8 @@ struct fp_side {
 	struct fp_datagram q[FP_QUEUE];
 	size_t queued;
 	uint64_t delivered, delivered_bytes, lost;
+	/* A harness's own look at each IP packet delivered to this side's TUN device (NULL: none). */
+	void (*on_ip)(struct fp_side *s, const uint8_t *ip, size_t len);
 };
 
 struct fp {
@@ -91,6 +93,8 @@ static inline void fp_on_deliver(void *ctx, struct wb_bond *b, const uint8_t *ip
 	(void)sink;
 	s->delivered++;
 	s->delivered_bytes += len;
+	if (s->on_ip)
+		s->on_ip(s, ip, len);
 }
 
 static inline void fp_on_random(void *ctx, void *buf, size_t len)
@@ -131,11 +135,23 @@ static inline void fp_key(uint8_t key[WB_KEY_LEN], uint8_t v)
 	wb_x25519_clamp(key);
 }
 
+/*
+ * What a harness may set besides the fixed pair; zero fields keep what
+ * fp_init makes (neither changes the handshake: the seeds stay valid).
+ */
+struct fp_options {
+	struct wb_bond_tuning tuning;    /* both bonds' reliable layer (zero fields: the defaults) */
+	int n_allowed;                   /* the sources the server takes from the client (none: any) */
+	const struct wb_ip_prefix *allowed;
+	uint32_t handshakes_per_second;  /* the server's, above which it wants cookies (0: 50) */
+};
+
 /* 0, or -1 if a device or a bond could not be made (then nothing is left allocated). */
-static inline int fp_init(struct fp *f)
+static inline int fp_init_with(struct fp *f, const struct fp_options *o)
 {
 	struct wb_device_params dp = { .cipher = WB_CIPHER_CHACHA20_POLY1305, .timers = WB_TIMERS_DEFAULT };
-	struct wb_bond_params cb = { .name = "fuzz" }, sb = { .name = "fuzz" };
+	struct wb_bond_params cb = { .name = "fuzz", .tuning = o->tuning };
+	struct wb_bond_params sb = { .name = "fuzz", .tuning = o->tuning };
 	uint8_t client_key[WB_KEY_LEN], server_key[WB_KEY_LEN];
 
 	memset(f, 0, sizeof(*f));
@@ -155,6 +171,7 @@ static inline int fp_init(struct fp *f)
 	if (wb_device_new(&f->c.dev, &dp, &fp_ops, &f->c))
 		return -1;
 	dp.server = true;
+	dp.handshakes_per_second = o->handshakes_per_second;
 	memcpy(dp.private_key, server_key, WB_KEY_LEN);
 	if (wb_device_new(&f->s.dev, &dp, &fp_ops, &f->s)) {
 		wb_device_free(f->c.dev);
@@ -164,6 +181,9 @@ static inline int fp_init(struct fp *f)
 	wb_x25519_public(sb.public_key, client_key);
 	memset(cb.preshared_key, 7, WB_KEY_LEN);
 	memset(sb.preshared_key, 7, WB_KEY_LEN);
+	sb.n_allowed = o->n_allowed < WB_MAX_ALLOWED ? o->n_allowed : WB_MAX_ALLOWED;
+	if (sb.n_allowed > 0)
+		memcpy(sb.allowed, o->allowed, (size_t)sb.n_allowed * sizeof(sb.allowed[0]));
 	cb.server = f->server_ep;
 	cb.n_uplinks = FP_UPLINKS;
 	for (int i = 0; i < FP_UPLINKS; i++) {
@@ -178,6 +198,11 @@ static inline int fp_init(struct fp *f)
 	for (unsigned i = 0; i < FP_UPLINKS; i++)
 		wb_bond_set_uplink_available(f->c.bond, i, true, f->now);
 	return 0;
+}
+
+static inline int fp_init(struct fp *f)
+{
+	return fp_init_with(f, &(struct fp_options){ 0 });
 }
 
 static inline void fp_drop_queue(struct fp_side *s)
@@ -279,6 +304,49 @@ static inline void fp_run_until(struct fp *f, uint64_t t)
 static inline void fp_start_handshake(struct fp *f)
 {
 	wb_device_tick(f->c.dev, f->now);
+}
+
+/*
+ * Packets `from` took in from its TUN device that are neither dropped at
+ * its door nor delivered, refused for their source or given up unreceived
+ * by `to`: 0 once nothing moves any more (tests/netns/test_faults.sh keeps
+ * the same account between two daemons).
+ */
+static inline int64_t fp_unsettled(const struct fp_side *from, const struct fp_side *to)
+{
+	const struct wb_bond_counters *a = wb_bond_counters(from->bond), *b = wb_bond_counters(to->bond);
+	uint64_t door = a->no_session_drops + a->queue_drops + a->aqm_drops + a->too_big_drops;
+
+	return (int64_t)(a->tun_rx_packets - door) - (int64_t)(b->tun_tx_packets + b->source_rejected + b->reorder_skips);
+}
+
+/* Whether a side has nothing left to send, resend or deliver, and nothing of its own in flight. */
+static inline bool fp_side_idle(const struct fp_side *s)
+{
+	const struct wb_bond *b = s->bond;
+
+	return !s->queued && !b->txq.n && b->snd.una == b->snd.nxt && !b->rcv.held;
+}
+
+/*
+ * The bounds a bond's memory keeps to, whatever it is fed: packet buffers
+ * within the pool's limit, and each queue within its window. Returns the
+ * first one broken, NULL if none.
+ */
+static inline const char *fp_bounds_broken(const struct wb_bond *b)
+{
+	if (b->pool.in_use > b->pool.max || b->pool.allocated > b->pool.max)
+		return "packet buffers beyond the pool's limit";
+	if (b->txq.bytes > b->txq.limit)
+		return "send queue beyond its limit";
+	if (b->snd.bytes > b->tuning.send_buffer)
+		return "send buffer beyond its size";
+	if (b->rcv.held_bytes > b->rcv.capacity || b->rcv.held > b->rcv.cap)
+		return "reorder buffer beyond the receive window";
+	/* Every buffer in use is held by one of them: none leaked, none in two places. */
+	if (b->pool.in_use != (uint64_t)b->txq.n + (b->snd.nxt - b->snd.una) + b->rcv.held)
+		return "packet buffers in use that no queue holds, or held twice";
+	return NULL;
 }
 
 #endif

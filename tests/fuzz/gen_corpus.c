@@ -3,8 +3,9 @@
  * Writes the seed corpora of fuzz_datagram and fuzz_frames: real messages of
  * the fuzz pair (fuzz_pair.h), made the way the harnesses make them, so that
  * each seed goes past the cryptography in the harness (see fuzz_datagram.c);
- * those of fuzz_ctl: control messages built with ctl.h, valid and not; and
- * those of fuzz_rtnl: rtnetlink reads built with libmnl.
+ * those of fuzz_ctl: control messages built with ctl.h, valid and not;
+ * those of fuzz_rtnl: rtnetlink reads built with libmnl; and those of
+ * fuzz_tun: IP packets from the TUN devices between steps of time.
  * Not built by make: the corpora are committed. After a change to the pair,
  * the handshake, the wire format or the control family, make them again:
  *
@@ -855,6 +856,135 @@ static void rtnl_event_seeds(void)
 	rt_put("events_then_ack");
 }
 
+/* ---- fuzz_tun: IP packets read from the TUN devices, and steps of time ----------------------- */
+
+/* The record's control byte (fuzz_tun.c): the side, no packet, the step of time and how long. */
+#define TUN_SERVER 0x01
+#define TUN_NO_PACKET 0x02
+#define TUN_FLUSH (1 << 2)
+#define TUN_RUN (2 << 2)
+#define TUN_TICK (3 << 2)
+#define TUN_MS(v) ((v) << 4) /* v * v * 4 + 1 ms */
+
+static uint8_t tun_in[65536];
+static size_t tun_len;
+
+static void tun_step(uint8_t ctl)
+{
+	tun_in[tun_len++] = ctl | TUN_NO_PACKET;
+}
+
+static void tun_packet(uint8_t ctl, const uint8_t *ip, size_t len)
+{
+	if (tun_len + 3 + len > sizeof(tun_in)) {
+		fprintf(stderr, "gen_corpus: a fuzz_tun seed too long\n");
+		exit(1);
+	}
+	tun_in[tun_len++] = ctl & ~TUN_NO_PACKET;
+	tun_in[tun_len++] = (uint8_t)len;
+	tun_in[tun_len++] = (uint8_t)(len >> 8);
+	memcpy(tun_in + tun_len, ip, len);
+	tun_len += len;
+}
+
+/* An IP packet of len bytes from src: IPv6 (len 40 or more) or IPv4 (20 or more). */
+static void tun_ip6(uint8_t ctl, bool six, const uint8_t *src, size_t len, uint8_t fill)
+{
+	uint8_t ip[1500];
+
+	memset(ip, fill, len);
+	ip[0] = six ? 0x60 : 0x45;
+	memcpy(ip + (six ? 8 : 12), src, six ? 16 : 4);
+	tun_packet(ctl, ip, len);
+}
+
+static void tun_ip(uint8_t ctl, const uint8_t src[4], size_t len, uint8_t fill)
+{
+	tun_ip6(ctl, false, src, len, fill);
+}
+
+static void tun_begin(void)
+{
+	tun_len = 0;
+}
+
+/* The session first: the handshake, then a second for the uplinks to come up. */
+static void tun_session(void)
+{
+	tun_step(TUN_FLUSH);
+	tun_step(TUN_RUN | TUN_MS(15));
+	tun_step(TUN_RUN | TUN_MS(5));
+}
+
+static void tun_seeds(void)
+{
+	/* Allowed (fuzz_tun.c) and not, alternately. */
+	static const struct {
+		bool six;
+		uint8_t a[16];
+	} sources[] = {
+		{ false, { 10, 1, 0, 5 } },         { false, { 10, 2, 0, 5 } },
+		{ false, { 192, 168, 200, 1 } },    { false, { 192, 168, 100, 1 } },
+		{ false, { 10, 9, 9, 9 } },         { false, { 10, 9, 9, 8 } },
+		{ true, { 0xfd, 0, 0, 1, [15] = 5 } }, { true, { 0xfd, 0, 0, 2, [15] = 5 } },
+		{ true, { 0xfe, 0x80, [15] = 1 } }, { true, { 0xfe, 0xc0, [15] = 1 } },
+		{ true, { 0xfe, 0xbf, [15] = 1 } },
+	};
+	const uint8_t lan[4] = { 10, 1, 0, 2 }, srv[4] = { 10, 2, 0, 2 };
+
+	/* The client's packets from each kind of source, allowed and not, each delivered; then short and odd ones. */
+	tun_begin();
+	tun_session();
+	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++)
+		tun_ip6(TUN_FLUSH, sources[i].six, sources[i].a, sources[i].six ? 60 : 40, (uint8_t)(0x30 + i));
+	tun_packet(TUN_FLUSH, (const uint8_t *)"\x45\0\0\x13\0\0\0\0\x40\x01\0\0\x0a\x01\0\x05\x0a\x02\0", 19);
+	tun_packet(TUN_FLUSH, (const uint8_t *)"\x55\0\0\x14\0\0\0\0\x40\x01\0\0\x0a\x01\0\x05\x0a\x02\0\x02", 20);
+	tun_packet(TUN_FLUSH, (const uint8_t *)"\x65", 1);
+	tun_step(TUN_RUN | TUN_MS(10));
+	put("fuzz_tun", "sources", tun_in, tun_len);
+
+	/* Both ways at once, kept in flight for a while, then delivered. */
+	tun_begin();
+	tun_session();
+	for (int i = 0; i < 8; i++) {
+		tun_ip(0, lan, (size_t)(100 + 150 * i), (uint8_t)i);
+		tun_ip(TUN_SERVER, srv, (size_t)(1400 - 150 * i), (uint8_t)(0x80 + i));
+	}
+	tun_step(TUN_TICK | TUN_MS(3));
+	tun_step(TUN_FLUSH);
+	tun_step(TUN_RUN | TUN_MS(8));
+	put("fuzz_tun", "both_ways", tun_in, tun_len);
+
+	/* Before the session: refused; the handshake; then at once. */
+	tun_begin();
+	tun_ip(0, lan, 84, 1);
+	tun_ip(TUN_SERVER, srv, 84, 2);
+	tun_step(TUN_FLUSH);
+	tun_ip(TUN_FLUSH, lan, 84, 3);
+	tun_ip(TUN_SERVER | TUN_FLUSH, srv, 84, 4);
+	tun_step(TUN_RUN | TUN_MS(15));
+	tun_ip(TUN_SERVER | TUN_FLUSH, srv, 84, 5);
+	put("fuzz_tun", "before_session", tun_in, tun_len);
+
+	/* More than the send queue holds, with no datagram delivered meanwhile; then time. */
+	tun_begin();
+	tun_session();
+	for (int i = 0; i < 30; i++)
+		tun_ip(0, lan, 1400, (uint8_t)i);
+	tun_step(TUN_RUN | TUN_MS(12));
+	put("fuzz_tun", "queue_full", tun_in, tun_len);
+
+	/* Steps of time between packets: ticks with datagrams held back, runs of the timers. */
+	tun_begin();
+	tun_session();
+	for (int i = 0; i < 12; i++) {
+		tun_ip((uint8_t)(i % 3 == 0 ? TUN_TICK | TUN_MS(i) : i % 3 == 1 ? TUN_RUN | TUN_MS(i) : 0), lan,
+		       (size_t)(40 + 100 * i), (uint8_t)i);
+		tun_ip((uint8_t)(TUN_SERVER | (i % 2 ? TUN_TICK | TUN_MS(15) : TUN_FLUSH)), srv, 40, (uint8_t)i);
+	}
+	put("fuzz_tun", "ticks_between", tun_in, tun_len);
+}
+
 int main(int argc, char **argv)
 {
 	root = argc > 1 ? argv[1] : "tests/fuzz/corpus";
@@ -863,5 +993,6 @@ int main(int argc, char **argv)
 	ctl_seeds();
 	rtnl_reply_seeds();
 	rtnl_event_seeds();
+	tun_seeds();
 	return 0;
 }
