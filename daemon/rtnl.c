@@ -92,6 +92,20 @@ const char *wb_rtnl_error(const struct wb_rtnl *r)
 
 /* ---- one exchange: request, replies, ack ------------------------------- */
 
+/*
+ * The attributes after a message's fixed header of hdr bytes, only those
+ * wholly inside its own length: mnl_attr_parse walks to that length aligned
+ * up, into up to 3 bytes that are not the message's (past the read, for the
+ * last message of it).
+ */
+static void attrs_parse(const struct nlmsghdr *nlh, size_t hdr, mnl_attr_cb_t cb, void *data)
+{
+	size_t off = MNL_ALIGN(hdr), len = mnl_nlmsg_get_payload_len(nlh);
+
+	if (off <= len)
+		mnl_attr_parse_payload((const char *)mnl_nlmsg_get_payload(nlh) + off, len - off, cb, data);
+}
+
 /* A link request's answer: its index and MTU. */
 static int link_attr_cb(const struct nlattr *attr, void *data)
 {
@@ -111,7 +125,7 @@ static void link_take(const struct nlmsghdr *nlh, struct wb_rtnl_link_info *lr)
 	if (nlh->nlmsg_type != RTM_NEWLINK || mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifi))
 		return;
 	lr->ifindex = ifi->ifi_index;
-	mnl_attr_parse(nlh, sizeof(*ifi), link_attr_cb, lr);
+	attrs_parse(nlh, sizeof(*ifi), link_attr_cb, lr);
 }
 
 static int rtnl_extack_attr_cb(const struct nlattr *attr, void *data)
@@ -141,9 +155,7 @@ static void rtnl_keep_extack(struct wb_rtnl_reply *rep, const struct nlmsghdr *n
 			return;
 		off += err->msg.nlmsg_len - sizeof(err->msg);
 	}
-	if (off > mnl_nlmsg_get_payload_len(nlh))
-		return;
-	mnl_attr_parse(nlh, (unsigned int)off, rtnl_extack_attr_cb, &msg);
+	attrs_parse(nlh, off, rtnl_extack_attr_cb, &msg);
 	if (msg)
 		snprintf(rep->message, sizeof(rep->message), "%s", mnl_attr_get_str(msg));
 }

@@ -82,7 +82,13 @@ static void take_link(struct rtnl_events *e, const struct nlmsghdr *nlh)
 	ev.ifindex = ifi->ifi_index;
 	ev.removed = nlh->nlmsg_type == RTM_DELLINK;
 	ev.up = !ev.removed && (ifi->ifi_flags & IFF_UP) && (ifi->ifi_flags & IFF_RUNNING);
-	mnl_attr_parse(nlh, sizeof(*ifi), link_attr_cb, &ev);
+	/*
+	 * Only the attributes wholly inside the message's own length:
+	 * mnl_attr_parse walks to it aligned up, into up to 3 bytes that are not
+	 * the message's (past the read, for the last message of it).
+	 */
+	mnl_attr_parse_payload((const char *)ifi + MNL_ALIGN(sizeof(*ifi)),
+			       mnl_nlmsg_get_payload_len(nlh) - MNL_ALIGN(sizeof(*ifi)), link_attr_cb, &ev);
 	if (ev.ifname[0])
 		e->ops->link(e->ctx, &ev);
 }

@@ -774,6 +774,20 @@ static void rtnl_reply_seeds(void)
 	}
 	rt_error(RT_SEQ, RT_PORTID, 0, NULL, false);
 	rt_put("mtu_malformed");
+	/*
+	 * A reproducer: an MTU that ends in the padding past the message's
+	 * length (libmnl walks to the length aligned up).
+	 */
+	rt_begin(1);
+	{
+		struct nlmsghdr *nlh = rt_link(RTM_NEWLINK, 0, RT_SEQ, RT_PORTID, 3, up, "eth1", 0);
+
+		mnl_attr_put_u32(nlh, IFLA_MTU, 1500);
+		nlh->nlmsg_len -= 3;
+		rt_end(nlh);
+	}
+	rt_error(RT_SEQ, RT_PORTID, 0, NULL, false);
+	rt_put("mtu_in_padding");
 }
 
 static void rtnl_event_seeds(void)
@@ -846,6 +860,17 @@ static void rtnl_event_seeds(void)
 	rt_end(nlh);
 	nlh->nlmsg_len = 0xfffffffe;
 	rt_put("len_aligned_to_0");
+	/*
+	 * A reproducer: a name whose NUL is in the padding past the message's
+	 * length, at the end of the read: the name was read past the read.
+	 */
+	rt_begin(0);
+	nlh = rt_link(RTM_NEWLINK, 0, 0, 0, 2, up, NULL, 0);
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, "eth10");
+	nlh->nlmsg_len -= 3;
+	rt_end(nlh);
+	rt_flush_cut(nlh->nlmsg_len);
+	rt_put("name_in_padding_at_read_end");
 	/* Two reads of events, then the reply parser's ack in a third. */
 	rt_begin(0);
 	rt_link_end(RTM_NEWLINK, 0, 0, 0, 2, 0, "eth0", 1500);
