@@ -515,14 +515,19 @@ int wb_bond_send_ip(struct wb_bond *b, uint64_t now, const uint8_t *ip, size_t l
 {
 	uint8_t *buf;
 
+	if (!len)
+		return -EMSGSIZE; /* no packet: nothing taken in */
 	b->c.tun_rx_packets++;
 	b->c.tun_rx_bytes += len;
 	if (!b->current) {
 		b->c.no_session_drops++;
 		return -ENOTCONN;
 	}
-	if (!len || len > b->tuning.mtu)
+	if (len > b->tuning.mtu) {
+		/* Taken in and dropped at the door: counted as such, or the account would not balance. */
+		b->c.too_big_drops++;
 		return -EMSGSIZE;
+	}
 	buf = wb_txq_has_room(&b->txq, (uint32_t)len) ? wb_pktbuf_get(&b->pool) : NULL;
 	if (!buf) {
 		b->c.queue_drops++;

@@ -55,7 +55,7 @@ struct wb_bond_counters {
 	uint64_t closes_received;
 	uint64_t peer_restarts;      /* the peer came back as a new incarnation: the reliable layer started over */
 	uint64_t restart_drops;      /* packets given up then: sent and unacknowledged, or held for reordering */
-	uint64_t too_big_drops;      /* an IP packet larger than any usable uplink's path carries, dropped before its DSN */
+	uint64_t too_big_drops;      /* an IP packet larger than the MTU or any usable uplink's path carries, dropped before its DSN */
 };
 
 struct wb_device_counters {

@@ -153,8 +153,9 @@ uint64_t wb_device_next_deadline(struct wb_device *d);
 /*
  * Sends an IP packet over the bond: it is copied into the send queue and
  * goes out as soon as an uplink can take it. 0, or -ENOTCONN (no session
- * yet), -ENOBUFS (the send queue is full), -EMSGSIZE (above the MTU); each
- * counted.
+ * yet), -ENOBUFS (the send queue is full), -EMSGSIZE (above the MTU: a
+ * too-big drop); each counted. An empty one is no packet: -EMSGSIZE, and
+ * nothing counted.
  */
 int wb_bond_send_ip(struct wb_bond *b, uint64_t now, const uint8_t *ip, size_t len);
 

@@ -4,8 +4,9 @@
  * the fuzz pair (fuzz_pair.h), made the way the harnesses make them, so that
  * each seed goes past the cryptography in the harness (see fuzz_datagram.c);
  * those of fuzz_ctl: control messages built with ctl.h, valid and not;
- * those of fuzz_rtnl: rtnetlink reads built with libmnl; and those of
- * fuzz_tun: IP packets from the TUN devices between steps of time.
+ * those of fuzz_rtnl: rtnetlink reads built with libmnl; those of fuzz_tun:
+ * IP packets from the TUN devices between steps of time; and those of
+ * fuzz_noise: the pair's handshake messages among an attacker's steps.
  * Not built by make: the corpora are committed. After a change to the pair,
  * the handshake, the wire format or the control family, make them again:
  *
@@ -999,6 +1000,22 @@ static void tun_seeds(void)
 	tun_step(TUN_RUN | TUN_MS(12));
 	put("fuzz_tun", "queue_full", tun_in, tun_len);
 
+	/* Reproducers: above the MTU (taken in, and no drop counted), and an empty read (counted as taken in). */
+	tun_begin();
+	tun_packet(0, (const uint8_t *)"", 0);
+	tun_session();
+	{
+		static uint8_t big[2000];
+
+		memset(big, 0x45, sizeof(big));
+		tun_packet(TUN_FLUSH, big, 1400);
+		tun_packet(TUN_FLUSH, big, 1401);
+		tun_packet(TUN_SERVER | TUN_FLUSH, big, sizeof(big));
+		tun_packet(TUN_SERVER | TUN_FLUSH, big, 0);
+		tun_packet(TUN_FLUSH, big, 0);
+	}
+	put("fuzz_tun", "too_big_and_empty", tun_in, tun_len);
+
 	/* Steps of time between packets: ticks with datagrams held back, runs of the timers. */
 	tun_begin();
 	tun_session();
@@ -1010,6 +1027,182 @@ static void tun_seeds(void)
 	put("fuzz_tun", "ticks_between", tun_in, tun_len);
 }
 
+/* ---- fuzz_noise: handshake messages, MACs fixed, and the pair's steps ---------------------------- */
+
+/* The operations of fuzz_noise.c. */
+enum { N_INIT, N_RESP, N_COOKIE, N_FORWARD, N_FLUSH, N_TIME, N_DROP, N_REPLAY, N_LOAD, N_INSIDER };
+#define N_SERVER 0x10 /* FORWARD: the server's datagram; REPLAY: the response */
+#define N_PENDING 0x10 /* RESP, COOKIE: to the client's handshake in flight */
+#define N_MAC2 0x10    /* INIT, INSIDER: mac2 with the attacker's cookie */
+#define N_SPOOF 0x20   /* INIT, INSIDER: from the client's address */
+#define N_SEAL 0x20    /* COOKIE: sealed as the server would */
+#define N_TIME_MS(v) ((v) << 4) /* v * v * 10 + 1 ms */
+
+static uint8_t noise_in[4096];
+static size_t noise_len;
+/* The pair's real messages: its first initiation, the response to it, a cookie reply to it. */
+static struct wb_msg_initiation noise_init;
+static struct wb_msg_response noise_resp;
+static struct wb_msg_cookie noise_cookie;
+
+static void noise_begin(uint8_t cfg)
+{
+	noise_in[0] = cfg;
+	noise_len = 1;
+}
+
+static void noise_op(uint8_t op, const void *arg, size_t len)
+{
+	noise_in[noise_len++] = op;
+	memcpy(noise_in + noise_len, arg, len);
+	noise_len += len;
+}
+
+static void noise_forward(uint8_t flags, uint8_t pos, uint8_t flip)
+{
+	const uint8_t arg[2] = { pos, flip };
+
+	noise_op(N_FORWARD | flags, arg, 2);
+}
+
+static void noise_put(const char *name)
+{
+	put("fuzz_noise", name, noise_in, noise_len);
+}
+
+/* The first initiation of a fresh pair, the server's response, and a cookie reply to the initiation. */
+static void noise_messages(void)
+{
+	static struct fp f;
+	uint8_t nonce[WB_NONCE_LEN] = { 9, 8, 7 };
+	struct fp_datagram d;
+
+	if (fp_init(&f))
+		exit(1);
+	fp_start_handshake(&f);
+	memcpy(&noise_init, f.c.q[0].data, sizeof(noise_init));
+	fp_deliver_queue(&f, &f.c, &f.s);
+	d = take(&f.s);
+	memcpy(&noise_resp, d.data, sizeof(noise_resp));
+	free(d.data);
+	if (wb_cookie_create_reply(&noise_cookie, &f.s.dev->cookies, &f.s.dev->local, &noise_init, sizeof(noise_init),
+				   wb_get_le32(&noise_init.sender_index), &f.client_ep[0], nonce))
+		exit(1);
+	fp_free(&f);
+}
+
+static void noise_flips(void)
+{
+	static const struct {
+		const char *name;
+		uint8_t flags, pos;
+	} flips[] = {
+		{ "flip_init_sender_index", 0, 4 },      { "flip_init_ephemeral", 0, 8 },
+		{ "flip_init_static", 0, 40 },           { "flip_init_timestamp", 0, 88 },
+		{ "flip_resp_sender_index", N_SERVER, 4 }, { "flip_resp_ephemeral", N_SERVER, 12 },
+		{ "flip_resp_incarnation", N_SERVER, 44 },
+	};
+
+	for (size_t i = 0; i < sizeof(flips) / sizeof(flips[0]); i++) {
+		noise_begin(0);
+		if (flips[i].flags & N_SERVER)
+			noise_forward(0, 0, 0);
+		noise_forward(flips[i].flags, flips[i].pos, 0x80);
+		noise_op(N_FLUSH, NULL, 0);
+		noise_op(N_TIME | N_TIME_MS(15), NULL, 0);
+		noise_put(flips[i].name);
+	}
+}
+
+static void noise_seeds(void)
+{
+	uint8_t junk[sizeof(struct wb_msg_initiation)], sealed[sizeof(struct wb_msg_cookie)] = { 0 };
+	uint8_t insider[7] = { 0xa0, 0x05, 0, 1, 2, 3, 4 }; /* +1440 minutes: a day ahead */
+
+	noise_messages();
+	/* The handshake as it goes, one datagram at a time, then a second of time. */
+	noise_begin(0);
+	noise_forward(0, 0, 0);
+	noise_forward(N_SERVER, 0, 0);
+	noise_op(N_FLUSH, NULL, 0);
+	noise_op(N_TIME | N_TIME_MS(10), NULL, 0);
+	noise_put("handshake");
+	/* The attacker sends the client's initiation first (the server answers the attacker). */
+	noise_begin(0);
+	noise_op(N_INIT, &noise_init, sizeof(noise_init));
+	noise_op(N_FLUSH, NULL, 0);
+	noise_op(N_TIME | N_TIME_MS(10), NULL, 0);
+	noise_put("init_from_attacker");
+	/* The response to the client's handshake, though its initiation was lost on the way. */
+	noise_begin(0);
+	noise_op(N_DROP, NULL, 0);
+	noise_op(N_RESP | N_PENDING, &noise_resp, sizeof(noise_resp));
+	noise_op(N_TIME | N_TIME_MS(10), NULL, 0);
+	noise_put("resp_without_init");
+	/* Cookie replies: the server's own, and one the attacker seals to the mac1 it saw. */
+	noise_begin(0);
+	noise_op(N_COOKIE | N_PENDING, &noise_cookie, sizeof(noise_cookie));
+	noise_op(N_FLUSH, NULL, 0);
+	noise_op(N_TIME | N_TIME_MS(10), NULL, 0);
+	noise_put("cookie_reply");
+	for (size_t i = 8; i < sizeof(sealed); i++)
+		sealed[i] = (uint8_t)(i * 7);
+	noise_begin(1);
+	noise_op(N_COOKIE | N_PENDING | N_SEAL, sealed, sizeof(sealed));
+	noise_op(N_LOAD, NULL, 0);
+	noise_op(N_FLUSH, NULL, 0);
+	noise_op(N_TIME | N_TIME_MS(12), NULL, 0);
+	noise_put("cookie_forged_then_load");
+	/* Under load: a cookie reply to the client, whose next initiation carries mac2. */
+	noise_begin(3);
+	noise_op(N_LOAD, NULL, 0);
+	noise_forward(0, 0, 0);
+	noise_forward(N_SERVER, 0, 0);
+	noise_op(N_TIME | N_TIME_MS(12), NULL, 0);
+	noise_op(N_FLUSH, NULL, 0);
+	noise_put("under_load");
+	/* The attacker under load: garbage brings it a cookie; with mac2 its replay is taken. */
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = (uint8_t)(i * 13);
+	junk[0] = WB_MSG_INITIATION;
+	noise_begin(3);
+	noise_op(N_LOAD, NULL, 0);
+	noise_op(N_INIT, junk, sizeof(junk));
+	noise_op(N_FLUSH, NULL, 0);
+	noise_op(N_LOAD, NULL, 0);
+	noise_op(N_INIT | N_MAC2, &noise_init, sizeof(noise_init));
+	noise_op(N_FLUSH, NULL, 0);
+	noise_op(N_TIME | N_TIME_MS(10), NULL, 0);
+	noise_put("attacker_cookie");
+	/* Replays of what the attacker saw, once the session is up. */
+	noise_begin(0);
+	noise_forward(0, 0, 0);
+	noise_forward(N_SERVER, 0, 0);
+	noise_op(N_FLUSH, NULL, 0);
+	noise_op(N_REPLAY, NULL, 0);
+	noise_op(N_REPLAY | N_SERVER, NULL, 0);
+	noise_op(N_TIME | N_TIME_MS(10), NULL, 0);
+	noise_put("replays");
+	noise_flips();
+	/* With the client's keys: a timestamp a day ahead; another incarnation, from the client's address. */
+	noise_begin(0);
+	noise_op(N_FLUSH, NULL, 0);
+	noise_op(N_TIME | N_TIME_MS(10), NULL, 0);
+	noise_op(N_INSIDER, insider, sizeof(insider));
+	noise_op(N_TIME | N_TIME_MS(10), NULL, 0);
+	noise_put("insider_future");
+	insider[0] = 1;
+	insider[1] = 0;
+	insider[2] = 3;
+	noise_begin(0);
+	noise_op(N_FLUSH, NULL, 0);
+	noise_op(N_TIME | N_TIME_MS(10), NULL, 0);
+	noise_op(N_INSIDER | N_SPOOF, insider, sizeof(insider));
+	noise_op(N_FLUSH, NULL, 0);
+	noise_op(N_TIME | N_TIME_MS(10), NULL, 0);
+	noise_put("insider_incarnation");
+}
+
 int main(int argc, char **argv)
 {
 	root = argc > 1 ? argv[1] : "tests/fuzz/corpus";
@@ -1019,5 +1212,6 @@ int main(int argc, char **argv)
 	rtnl_reply_seeds();
 	rtnl_event_seeds();
 	tun_seeds();
+	noise_seeds();
 	return 0;
 }
