@@ -5,8 +5,10 @@
  * each seed goes past the cryptography in the harness (see fuzz_datagram.c);
  * those of fuzz_ctl: control messages built with ctl.h, valid and not;
  * those of fuzz_rtnl: rtnetlink reads built with libmnl; those of fuzz_tun:
- * IP packets from the TUN devices between steps of time; and those of
- * fuzz_noise: the pair's handshake messages among an attacker's steps.
+ * IP packets from the TUN devices between steps of time; those of
+ * fuzz_noise: the pair's handshake messages among an attacker's steps; and
+ * those of fuzz_seq: packets sent, datagrams delivered, lost, copied and
+ * reordered, and time.
  * Not built by make: the corpora are committed. After a change to the pair,
  * the handshake, the wire format or the control family, make them again:
  *
@@ -1203,6 +1205,135 @@ static void noise_seeds(void)
 	noise_put("insider_incarnation");
 }
 
+/* ---- fuzz_seq: operations on datagrams in flight, over time ------------------------------------- */
+
+/* The operations of fuzz_seq.c, the direction bit, the parameter. */
+enum { S_SEND, S_DELIVER, S_DROP, S_DUP, S_REORDER, S_ALL, S_UPLINK, S_TIME };
+#define S_BACK 0x08
+#define S_V(v) ((v) << 4)
+
+static uint8_t seq_in[4096];
+static size_t seq_len;
+
+static void seq_begin(uint8_t cfg)
+{
+	seq_in[0] = cfg;
+	seq_len = 1;
+}
+
+static void seq_op(uint8_t op)
+{
+	seq_in[seq_len++] = op;
+}
+
+static void seq_op_at(uint8_t op, uint8_t k)
+{
+	seq_op(op);
+	seq_op(k);
+}
+
+/* n (1..16) packets from one side, each of 20 + 5 * size bytes. */
+static void seq_send(uint8_t back, unsigned n, uint8_t size)
+{
+	seq_op((uint8_t)(S_SEND | back | S_V(n - 1)));
+	for (unsigned i = 0; i < n; i++)
+		seq_op((uint8_t)(size + i));
+}
+
+/* Everything delivered both ways until quiet, then time with nothing delivered, then again. */
+static void seq_finish(void)
+{
+	seq_op(S_ALL | S_V(1));
+	seq_op(S_TIME | S_V(6));
+	seq_op(S_ALL | S_V(1));
+}
+
+static void seq_seeds(void)
+{
+	/* In order; reordered; one lost; duplicates. */
+	seq_begin(0);
+	seq_send(0, 8, 20);
+	seq_op(S_ALL);
+	seq_op(S_ALL | S_BACK);
+	seq_finish();
+	put("fuzz_seq", "in_order", seq_in, seq_len);
+	seq_begin(0);
+	seq_send(0, 8, 40);
+	seq_op_at(S_REORDER, 0);
+	seq_op_at(S_REORDER, 2);
+	seq_op_at(S_REORDER, 1);
+	seq_op(S_ALL);
+	seq_finish();
+	put("fuzz_seq", "reordered", seq_in, seq_len);
+	seq_begin(0);
+	seq_send(0, 8, 60);
+	seq_op_at(S_DROP, 2);
+	seq_op(S_ALL);
+	seq_op(S_TIME | S_V(3));
+	seq_op(S_ALL | S_BACK);
+	seq_op(S_TIME | S_V(5));
+	seq_finish();
+	put("fuzz_seq", "one_lost", seq_in, seq_len);
+	seq_begin(0);
+	seq_send(0, 4, 80);
+	seq_op_at(S_DUP, 0);
+	seq_op_at(S_DUP, 3);
+	seq_op(S_ALL);
+	seq_op_at(S_DUP | S_BACK, 0);
+	seq_finish();
+	put("fuzz_seq", "duplicates", seq_in, seq_len);
+	/* SACK holes: every other small packet lost. */
+	seq_begin(0);
+	seq_send(0, 16, 0);
+	for (uint8_t k = 1; k < 9; k++)
+		seq_op_at(S_DROP, k);
+	seq_op(S_ALL);
+	seq_op(S_ALL | S_BACK);
+	seq_op(S_TIME | S_V(4));
+	seq_finish();
+	put("fuzz_seq", "sack_holes", seq_in, seq_len);
+	/* An uplink dies with what it carries; time passes with nothing delivered. */
+	seq_begin(0);
+	seq_send(0, 16, 100);
+	seq_op(S_UPLINK | S_V(0));
+	seq_op(S_ALL);
+	seq_op(S_TIME | S_V(10));
+	seq_finish();
+	put("fuzz_seq", "uplink_dies", seq_in, seq_len);
+	seq_begin(0);
+	seq_send(0, 8, 120);
+	seq_send(S_BACK, 8, 120);
+	seq_op(S_TIME | S_V(15));
+	seq_op(S_TIME | S_V(15));
+	seq_finish();
+	put("fuzz_seq", "silence", seq_in, seq_len);
+	/* More than the windows and the queue hold, both ways, some of it reordered. */
+	seq_begin(0);
+	for (int i = 0; i < 4; i++) {
+		seq_send(0, 16, 240);
+		seq_send(S_BACK, 4, 200);
+	}
+	seq_op_at(S_REORDER | S_BACK, 1);
+	seq_op(S_ALL);
+	seq_op(S_ALL | S_BACK);
+	seq_finish();
+	put("fuzz_seq", "windows_full", seq_in, seq_len);
+	/* The other schedulers and NewReno. */
+	for (uint8_t cfg = 1; cfg < 8; cfg++) {
+		char name[32];
+
+		seq_begin(cfg);
+		seq_send(0, 8, 50);
+		seq_op_at(S_DROP, 1);
+		seq_op_at(S_REORDER, 0);
+		seq_op(S_ALL);
+		seq_send(S_BACK, 2, 30);
+		seq_finish();
+		snprintf(name, sizeof(name), "setup_%u", cfg);
+		put("fuzz_seq", name, seq_in, seq_len);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	root = argc > 1 ? argv[1] : "tests/fuzz/corpus";
@@ -1213,5 +1344,6 @@ int main(int argc, char **argv)
 	rtnl_event_seeds();
 	tun_seeds();
 	noise_seeds();
+	seq_seeds();
 	return 0;
 }
