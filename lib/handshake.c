@@ -148,8 +148,18 @@ static void expire_sessions(struct wb_bond *b, uint64_t now)
 void wb_handshake_tick(struct wb_bond *b, uint64_t now)
 {
 	expire_sessions(b, now);
-	if (b->dev->p.server || !wants_handshake(b, now))
+	if (b->dev->p.server)
 		return;
+	if (!wants_handshake(b, now)) {
+		/*
+		 * Begun for a session gone silent that has answered since: given
+		 * up at its retry time, not retried (left, it would stay due, and
+		 * the caller would tick again at once until the session ages).
+		 */
+		if (b->hs.state == WB_NOISE_CREATED_INITIATION && now - b->hs_sent_ns >= b->dev->p.timers.handshake_retry_ns)
+			clear_pending(b);
+		return;
+	}
 	if (b->hs.state == WB_NOISE_ZEROED && b->hs_sent_ns && now - b->hs_sent_ns < b->dev->p.timers.handshake_retry_ns)
 		return; /* the last attempt found no uplink: wait the retry time */
 	if (b->hs.state == WB_NOISE_CREATED_INITIATION && now - b->hs_sent_ns < b->dev->p.timers.handshake_retry_ns)
