@@ -702,7 +702,8 @@ static uint64_t uplink_deadline(const struct wb_bond *b, const struct wb_uplink 
 	due = min_u64(due, wb_recovery_deadline(u->rec, &u->rtt));
 	if (b->current && u->state == WB_UPLINK_UP)
 		due = min_u64(due, wb_pmtu_deadline(&u->pmtu));
-	if (u->ackgen.deadline_ns)
+	/* Acks go out only under a session (wb_bond_push): without one, an ack's time would stay due. */
+	if (b->current && u->ackgen.deadline_ns)
 		due = min_u64(due, u->ackgen.deadline_ns);
 	return due;
 }
