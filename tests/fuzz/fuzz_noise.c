@@ -312,8 +312,7 @@ static void run_until(uint64_t t)
 			break;
 		if (due > f.now)
 			f.now = due;
-		wb_device_tick(f.c.dev, f.now);
-		wb_device_tick(f.s.dev, f.now);
+		fp_tick(&f);
 		flush();
 	}
 	f.now = t;

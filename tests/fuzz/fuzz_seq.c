@@ -198,12 +198,10 @@ static void run_quiet(uint64_t t)
 			break;
 		if (due > f.now)
 			f.now = due;
-		wb_device_tick(f.c.dev, f.now);
-		wb_device_tick(f.s.dev, f.now);
+		fp_tick(&f);
 	}
 	f.now = t;
-	wb_device_tick(f.c.dev, f.now);
-	wb_device_tick(f.s.dev, f.now);
+	fp_tick(&f);
 }
 
 /* ---- the invariants ---------------------------------------------------------------------------- */
@@ -334,8 +332,7 @@ static void settle(void)
 		CHECK(++steps <= FS_SETTLE_STEPS); /* still busy after a minute of a lossless network */
 		fp_run_until(&f, f.now + 100 * FP_MS);
 	}
-	wb_device_tick(f.c.dev, f.now); /* what was given up, into the counters */
-	wb_device_tick(f.s.dev, f.now);
+	fp_tick(&f); /* what was given up, into the counters */
 	check_all();
 	CHECK(fp_unsettled(&f.c, &f.s) == 0 && fp_unsettled(&f.s, &f.c) == 0);
 }

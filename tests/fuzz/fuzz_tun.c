@@ -225,8 +225,7 @@ static void step_time(uint8_t ctl)
 		break;
 	case 3:
 		f.now += step_ms(ctl) * FP_MS;
-		wb_device_tick(f.c.dev, f.now);
-		wb_device_tick(f.s.dev, f.now);
+		fp_tick(&f);
 		break;
 	}
 }
@@ -252,8 +251,7 @@ static void settle(void)
 		fp_run_until(&f, f.now + 100 * FP_MS);
 	}
 	/* Ticks once more, so that what the reorder buffer gave up is in its counter. */
-	wb_device_tick(f.c.dev, f.now);
-	wb_device_tick(f.s.dev, f.now);
+	fp_tick(&f);
 }
 
 static void check_balance(const struct ft_dir *d)

@@ -241,6 +241,12 @@ static void frame_seeds(void)
 	put("fuzz_frames", "probe_ack", b, n);
 	n = wb_frame_put_close(b, WB_CLOSE_SHUTDOWN);
 	put("fuzz_frames", "close", b, n);
+	/* A reproducer: data (its ack waits the ack delay), then a CLOSE: the ack stayed due without a session. */
+	wb_frame_put_data_header(b, 0, 20);
+	memset(b + WB_FRAME_DATA_HEADER, 0x45, 20);
+	n = WB_FRAME_DATA_HEADER + 20;
+	n += wb_frame_put_close(b + n, WB_CLOSE_SHUTDOWN);
+	put("fuzz_frames", "data_then_close", b, n);
 	/* A path MTU probe (answered with the size it came in) and an answer. */
 	n = wb_frame_put_pmtu_probe(b, 600);
 	put("fuzz_frames", "pmtu_probe", b, n);
