@@ -952,7 +952,7 @@ static void tun_session(void)
 
 static void tun_seeds(void)
 {
-	/* Allowed (fuzz_tun.c) and not, alternately. */
+	/* Allowed (fuzz_tun.c) and not, alternately; then two that differ from a prefix only before its last byte. */
 	static const struct {
 		bool six;
 		uint8_t a[16];
@@ -962,7 +962,8 @@ static void tun_seeds(void)
 		{ false, { 10, 9, 9, 9 } },         { false, { 10, 9, 9, 8 } },
 		{ true, { 0xfd, 0, 0, 1, [15] = 5 } }, { true, { 0xfd, 0, 0, 2, [15] = 5 } },
 		{ true, { 0xfe, 0x80, [15] = 1 } }, { true, { 0xfe, 0xc0, [15] = 1 } },
-		{ true, { 0xfe, 0xbf, [15] = 1 } },
+		{ true, { 0xfe, 0xbf, [15] = 1 } }, { false, { 193, 168, 200, 1 } },
+		{ true, { 0x7e, 0x80, [15] = 1 } },
 	};
 	const uint8_t lan[4] = { 10, 1, 0, 2 }, srv[4] = { 10, 2, 0, 2 };
 
