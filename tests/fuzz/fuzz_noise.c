@@ -43,6 +43,8 @@
  *   - under load, an initiation without a valid mac2 is answered with a
  *     cookie reply and never with a response; not under load, never with a
  *     cookie reply;
+ *   - the server answers one handshake (the sealed part of an initiation,
+ *     whatever its index and MACs) at most once: a replay is refused;
  *   - the client takes a cookie only from a reply sealed to the mac1 it
  *     sent (with the server's cookie key) and to its handshake in flight;
  *   - each device's receiver indices are exactly its sessions (previous,
@@ -99,6 +101,18 @@ struct reader {
 
 static struct fp f;
 static struct attacker eve;
+
+/*
+ * The sealed part of each initiation the server answered (ephemeral key,
+ * static key and timestamp): what the replay check must never let through
+ * twice. The index and the MACs around it are not sealed.
+ */
+#define SEALED_OFF offsetof(struct wb_msg_initiation, ephemeral)
+#define SEALED_LEN (offsetof(struct wb_msg_initiation, mac1) - SEALED_OFF)
+#define MAX_ANSWERED 256
+
+static uint8_t answered[MAX_ANSWERED][SEALED_LEN];
+static size_t n_answered;
 
 /* n bytes of the input into out; zeros once it runs out. */
 static void take(struct reader *r, void *out, size_t n)
@@ -179,6 +193,15 @@ static size_t queued_of_type(const struct fp_side *s, uint8_t type)
 	return n;
 }
 
+/* The server answered this initiation: it had answered none with the same sealed part. */
+static void note_answered(const uint8_t *init)
+{
+	for (size_t i = 0; i < n_answered; i++)
+		CHECK(memcmp(answered[i], init + SEALED_OFF, SEALED_LEN)); /* a replay answered */
+	if (n_answered < MAX_ANSWERED)
+		memcpy(answered[n_answered++], init + SEALED_OFF, SEALED_LEN);
+}
+
 /*
  * An initiation to the server: what it answers must follow from its load
  * and from the mac2 it judges (after, with the cookie secret it then had).
@@ -204,6 +227,8 @@ static void to_server(const uint8_t *buf, size_t len, const struct wb_endpoint *
 		CHECK(d->c.cookie_replies_sent == was.cookie_replies_sent + 1);
 		CHECK(queued_of_type(&f.s, WB_MSG_RESPONSE) == responses);
 	}
+	if (queued_of_type(&f.s, WB_MSG_RESPONSE) > responses)
+		note_answered(buf);
 }
 
 static void to_client(const uint8_t *buf, size_t len, unsigned sock, bool mac1_fixed)
@@ -531,6 +556,7 @@ static int setup(uint8_t cfg)
 	if (fp_init_with(&f, &(struct fp_options){ .handshakes_per_second = rates[cfg & 3] }))
 		return -1;
 	memset(&eve, 0, sizeof(eve));
+	n_answered = 0;
 	eve.ep = (struct wb_endpoint){ .family = 4, .port = 6666, .addr = { 198, 51, 100, 9 } };
 	fp_start_handshake(&f);
 	return 0;

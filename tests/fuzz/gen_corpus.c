@@ -1162,6 +1162,11 @@ static void noise_seeds(void)
 	noise_op(N_FLUSH, NULL, 0);
 	noise_op(N_TIME | N_TIME_MS(12), NULL, 0);
 	noise_put("cookie_forged_then_load");
+	/* Sealed to the mac1 the client sent, but to an index that is no handshake of its own. */
+	noise_begin(0);
+	noise_op(N_COOKIE | N_SEAL, sealed, sizeof(sealed));
+	noise_op(N_FLUSH, NULL, 0);
+	noise_put("cookie_sealed_to_another_index");
 	/* Under load: a cookie reply to the client, whose next initiation carries mac2. */
 	noise_begin(3);
 	noise_op(N_LOAD, NULL, 0);
@@ -1192,6 +1197,15 @@ static void noise_seeds(void)
 	noise_op(N_REPLAY | N_SERVER, NULL, 0);
 	noise_op(N_TIME | N_TIME_MS(10), NULL, 0);
 	noise_put("replays");
+	/* The initiation again a second later (not too soon: refused for its timestamp only). */
+	noise_begin(0);
+	noise_forward(0, 0, 0);
+	noise_forward(N_SERVER, 0, 0);
+	noise_op(N_FLUSH, NULL, 0);
+	noise_op(N_TIME | N_TIME_MS(10), NULL, 0);
+	noise_op(N_REPLAY, NULL, 0);
+	noise_op(N_TIME | N_TIME_MS(10), NULL, 0);
+	noise_put("replay_a_second_later");
 	noise_flips();
 	/* With the client's keys: a timestamp a day ahead; another incarnation, from the client's address. */
 	noise_begin(0);
