@@ -23,6 +23,7 @@
 #define BOND_RTO_MIN_NS 200000000ULL
 #define BOND_RTO_MAX_BACKOFF 6
 #define PMTU_MIN_TIMEOUT_NS 100000000ULL
+#define POOL_FULL_LOG_NS 10000000000ULL /* a packet without a buffer is said at most this often */
 
 void wb_bond_log(const struct wb_bond *b, enum wb_log_level level, const struct wb_uplink *u, const char *fmt, ...)
 {
@@ -91,6 +92,7 @@ static int init_reliable(struct wb_bond *b, const struct wb_bond_tuning *t)
 	/* Buffers for two MTU-sized packets per window MTU: small packets use a whole buffer each. */
 	packets = 2 * (b->tuning.send_buffer + b->tuning.receive_window + b->tuning.send_queue) / b->tuning.mtu + 64;
 	wb_pktbuf_init(&b->pool, b->tuning.mtu, packets > UINT32_MAX ? UINT32_MAX : (uint32_t)packets);
+	wb_pktbuf_attach(&b->pool, &b->dev->pool_limit);
 	b->peer_rwnd = b->tuning.receive_window; /* until the peer says otherwise */
 	b->pace_wake_ns = UINT64_MAX;
 	b->scratch = malloc(DATA_HEADER + b->max_body + WB_TAG_LEN);
@@ -323,6 +325,41 @@ static void deliver_ip(void *ctx, const uint8_t *ip, size_t len)
 	b->dev->ops.deliver(b->dev->ctx, b, ip, len);
 }
 
+static uint64_t kib(uint64_t bytes)
+{
+	return bytes / 1024;
+}
+
+/*
+ * A packet found no buffer: counted, and said at most every 10 s with the
+ * limit it met, the bond's own pool size or the device's cap.
+ */
+static void pool_full(struct wb_bond *b, uint64_t now, const char *what)
+{
+	const struct wb_pktbuf_limit *l = b->pool.limit;
+	char cap[32] = "no cap";
+
+	b->c.pool_full_drops++;
+	if (now < b->next_pool_full_log_ns)
+		return;
+	b->next_pool_full_log_ns = now + POOL_FULL_LOG_NS;
+	if (l->cap != UINT64_MAX)
+		snprintf(cap, sizeof(cap), "a cap of %llu KiB", (unsigned long long)kib(l->cap));
+	wb_bond_log(b, WB_LOG_WARNING, NULL,
+		    "no packet buffer for %s: dropped (%llu so far); the bond's pool holds %llu of at most %llu KiB, "
+		    "the %u bonds' %llu KiB with %s",
+		    what, (unsigned long long)b->c.pool_full_drops, (unsigned long long)kib(wb_pktbuf_memory(&b->pool)),
+		    (unsigned long long)kib((uint64_t)b->pool.max * b->pool.slot), l->pools,
+		    (unsigned long long)kib(l->allocated), cap);
+}
+
+void wb_bond_sync_pool(struct wb_bond *b)
+{
+	b->c.pool_bytes = wb_pktbuf_memory(&b->pool);
+	b->c.pool_in_use_bytes = (uint64_t)b->pool.in_use * b->pool.slot;
+	b->c.pool_high_water = (uint64_t)b->pool.high_water * b->pool.slot;
+}
+
 /* Returns false if the reorder buffer had no room for it: then it is as if it never arrived. */
 static bool on_data_frame(struct wb_bond *b, struct wb_uplink *u, const struct wb_frame *f, uint64_t now)
 {
@@ -336,6 +373,10 @@ static bool on_data_frame(struct wb_bond *b, struct wb_uplink *u, const struct w
 		break;
 	case WB_REORDER_NO_ROOM:
 		b->c.rx_beyond_window++;
+		taken = false;
+		break;
+	case WB_REORDER_NO_BUFFER:
+		pool_full(b, now, "a packet received out of order");
 		taken = false;
 		break;
 	case WB_REORDER_DELIVERED:
@@ -528,21 +569,26 @@ int wb_bond_send_ip(struct wb_bond *b, uint64_t now, const uint8_t *ip, size_t l
 		b->c.too_big_drops++;
 		return -EMSGSIZE;
 	}
-	buf = wb_txq_has_room(&b->txq, (uint32_t)len) ? wb_pktbuf_get(&b->pool) : NULL;
-	if (!buf) {
+	if (!wb_txq_has_room(&b->txq, (uint32_t)len)) {
 		b->c.queue_drops++;
+		return -ENOBUFS;
+	}
+	buf = wb_pktbuf_get(&b->pool);
+	if (!buf) {
+		pool_full(b, now, "an IP packet to send");
 		return -ENOBUFS;
 	}
 	memcpy(buf, ip, len);
 	wb_txq_push(&b->txq, buf, (uint16_t)len, now);
 	wb_bond_push(b, now);
+	wb_bond_sync_pool(b);
 	return 0;
 }
 
 bool wb_bond_can_queue(const struct wb_bond *b, size_t len)
 {
 	return b->current && len <= b->tuning.mtu && wb_txq_has_room(&b->txq, (uint32_t)len) &&
-	       b->pool.in_use < b->pool.max;
+	       wb_pktbuf_available(&b->pool);
 }
 
 /* ---- timers ---------------------------------------------------------------------- */
@@ -665,6 +711,17 @@ static void tick_uplink(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
 		tick_pmtu(b, u, now);
 }
 
+/* Gives back the pool's memory beyond what the last window or two of use needed. */
+static void trim_pool(struct wb_bond *b, uint64_t now)
+{
+	uint64_t freed = wb_pktbuf_trim(&b->pool, now);
+
+	if (freed)
+		wb_bond_log(b, WB_LOG_DEBUG, NULL, "packet pool: %llu KiB given back, %llu KiB kept (%u buffers in use)",
+			    (unsigned long long)kib(freed), (unsigned long long)kib(wb_pktbuf_memory(&b->pool)),
+			    b->pool.in_use);
+}
+
 void wb_bond_tick(struct wb_bond *b, uint64_t now)
 {
 	wb_handshake_tick(b, now);
@@ -682,6 +739,8 @@ void wb_bond_tick(struct wb_bond *b, uint64_t now)
 	if (now >= bond_rto_deadline(b))
 		bond_timeout(b, now);
 	wb_bond_push(b, now);
+	trim_pool(b, now);
+	wb_bond_sync_pool(b);
 }
 
 static uint64_t min_u64(uint64_t a, uint64_t b)
@@ -717,6 +776,7 @@ uint64_t wb_bond_deadline(const struct wb_bond *b)
 			due = min_u64(due, uplink_deadline(b, &b->uplinks[i]));
 	due = min_u64(due, wb_reorder_deadline(&b->rcv, wb_bond_hold_ns(b)));
 	due = min_u64(due, bond_rto_deadline(b));
+	due = min_u64(due, wb_pktbuf_deadline(&b->pool));
 	return min_u64(due, b->pace_wake_ns);
 }
 

@@ -67,7 +67,8 @@ struct wb_bond {
 	struct wb_bond_tuning tuning;
 	const struct wb_cc_ops *cc_ops;
 	uint32_t max_body;        /* the largest sealed body: an MTU-sized packet in a data frame */
-	struct wb_pktbuf_pool pool;
+	struct wb_pktbuf_pool pool; /* its buffers; against the device's cap */
+	uint64_t next_pool_full_log_ns; /* a packet without a buffer is said again from then on */
 	struct wb_txq txq;
 	struct wb_sndbuf snd;
 	uint64_t peer_rwnd;
@@ -109,6 +110,8 @@ void wb_bond_log(const struct wb_bond *b, enum wb_log_level level, const struct 
 void wb_bond_check_black_hole(struct wb_bond *b, struct wb_uplink *u, uint64_t now);
 /* How long the receiver waits for a gap: from the tuning, or from the uplinks' RTTs. */
 uint64_t wb_bond_hold_ns(const struct wb_bond *b);
+/* The pool's gauges into the counters: at the end of every event that may have changed them. */
+void wb_bond_sync_pool(struct wb_bond *b);
 
 /* bond_tx.c */
 enum wb_send_kind {

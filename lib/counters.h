@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Counters an operator reads: per uplink, per bond, per device. Plain
- * monotonic 64-bit counts; nothing here is reset by the protocol.
+ * monotonic 64-bit counts; nothing here is reset by the protocol. The
+ * exceptions say so: peaks (the most ever), and the packet pool's gauges.
  */
 #ifndef WB_COUNTERS_H
 #define WB_COUNTERS_H
@@ -56,6 +57,20 @@ struct wb_bond_counters {
 	uint64_t peer_restarts;      /* the peer came back as a new incarnation: the reliable layer started over */
 	uint64_t restart_drops;      /* packets given up then: sent and unacknowledged, or held for reordering */
 	uint64_t too_big_drops;      /* an IP packet larger than the MTU or any usable uplink's path carries, dropped before its DSN */
+	/*
+	 * The bond's packet pool (pktbuf.h). Two gauges, as of the end of the
+	 * bond's last event (a datagram, an IP packet, a tick), then a peak:
+	 */
+	uint64_t pool_bytes;         /* bytes of packet buffers its pool has allocated now */
+	uint64_t pool_in_use_bytes;  /* ... of them holding packets now */
+	uint64_t pool_high_water;    /* the most its pool had allocated, bytes */
+	/*
+	 * Packets with no buffer to go in (the bond's pool at its own size, the
+	 * device's cap or the bond's share of it): an IP packet from the TUN
+	 * device dropped before its DSN, or a data frame received beyond a gap
+	 * refused unacknowledged (its sender resends it).
+	 */
+	uint64_t pool_full_drops;
 };
 
 struct wb_device_counters {

@@ -133,7 +133,7 @@ enum wb_ctl_event {
 	X(opp_reinject) X(opp_reinject_bytes) X(penalised) X(redundant_copies) X(rx_duplicates)          \
 	X(rx_beyond_window) X(reorder_skips) X(reorder_held_max) X(handshakes_sent) X(handshakes_completed) \
 	X(handshakes_refused) X(rekeys) X(cookies_received) X(closes_received) X(peer_restarts)            \
-	X(restart_drops) X(too_big_drops)
+	X(restart_drops) X(too_big_drops) X(pool_bytes) X(pool_in_use_bytes) X(pool_high_water) X(pool_full_drops)
 
 #define WB_CTL_UPLINK_COUNTERS(X)                                                                       \
 	X(tx_packets) X(tx_bytes) X(rx_packets) X(rx_bytes) X(tx_ip_packets) X(rx_ip_packets)             \

@@ -72,6 +72,7 @@ int wb_device_new(struct wb_device **out, const struct wb_device_params *p, cons
 	d->deadline_dirty = true;
 	d->load_budget_ns = NSEC_PER_SEC;
 	init_rate_limit(d);
+	wb_pktbuf_limit_init(&d->pool_limit, p->pool_limit ? p->pool_limit : UINT64_MAX);
 	wb_index_init(&d->index);
 	if (wb_noise_local_init(&d->local, p->private_key)) {
 		free(d);
@@ -204,6 +205,7 @@ static void on_data(struct wb_device *d, uint64_t now, unsigned sock, const stru
 	if (kp == b->next)
 		wb_handshake_confirm(b, now);
 	wb_bond_on_data(b, now, sock, from, buf[1], wb_data_counter(buf), buf + sizeof(struct wb_msg_data), (size_t)n);
+	wb_bond_sync_pool(b);
 }
 
 void wb_device_receive(struct wb_device *d, uint64_t now, unsigned sock, const struct wb_endpoint *from,
@@ -267,6 +269,11 @@ uint64_t wb_device_next_deadline(struct wb_device *d)
 const struct wb_device_counters *wb_device_counters(const struct wb_device *d)
 {
 	return &d->c;
+}
+
+const struct wb_pktbuf_limit *wb_device_pool(const struct wb_device *d)
+{
+	return &d->pool_limit;
 }
 
 struct wb_bond *wb_device_bond(const struct wb_device *d, unsigned i)

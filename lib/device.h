@@ -13,6 +13,7 @@
 #include "noise.h"
 #include "ratelimit.h"
 #include "log_limit.h"
+#include "pktbuf.h"
 #include "wanbond.h"
 
 struct wb_device {
@@ -24,6 +25,7 @@ struct wb_device {
 	struct wb_index_table index;
 	struct wb_bond **bonds;
 	unsigned n_bonds;
+	struct wb_pktbuf_limit pool_limit; /* what the bonds' packet pools may hold together */
 	/* Handshake budget (a token bucket in ns of work): spent, an initiation needs a cookie. */
 	uint64_t load_budget_ns, load_checked_ns;
 	struct wb_ratelimit initiations; /* per source, once the load limit asks for cookies */

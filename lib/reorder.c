@@ -181,10 +181,13 @@ enum wb_reorder_result wb_reorder_receive(struct wb_reorder *r, uint64_t dsn, co
 		r->duplicates++;
 		return WB_REORDER_DUPLICATE;
 	}
-	if (dsn - r->nxt >= r->cap || r->held_bytes + wb_window_bytes(len) > r->capacity || len > pool->slot ||
-	    !(s->data = wb_pktbuf_get(pool))) {
+	if (dsn - r->nxt >= r->cap || r->held_bytes + wb_window_bytes(len) > r->capacity || len > pool->slot) {
 		r->beyond_window++;
 		return WB_REORDER_NO_ROOM;
+	}
+	if (!(s->data = wb_pktbuf_get(pool))) {
+		r->no_buffer++;
+		return WB_REORDER_NO_BUFFER;
 	}
 	memcpy(s->data, ip, len);
 	s->dsn = dsn;

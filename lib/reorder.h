@@ -42,7 +42,7 @@ struct wb_reorder {
 	struct wb_range held_ranges[WB_BOND_ACK_MAX_SACKS];
 	unsigned n_ranges;
 	uint64_t listed_below;   /* every held DSN below this is in the list (UINT64_MAX: all of them) */
-	uint64_t delivered, skipped, duplicates, beyond_window;
+	uint64_t delivered, skipped, duplicates, beyond_window, no_buffer;
 	uint64_t max_held_bytes;
 };
 
@@ -55,7 +55,8 @@ enum wb_reorder_result {
 	WB_REORDER_DELIVERED,   /* in order: delivered with whatever it unblocked */
 	WB_REORDER_HELD,
 	WB_REORDER_DUPLICATE,   /* delivered (or skipped) before, or held already */
-	WB_REORDER_NO_ROOM,     /* beyond the window, or no buffer */
+	WB_REORDER_NO_ROOM,     /* beyond the window */
+	WB_REORDER_NO_BUFFER,   /* within it, but the pool gave no buffer (its size, the device's cap or the bond's share) */
 };
 
 enum wb_reorder_result wb_reorder_receive(struct wb_reorder *r, uint64_t dsn, const uint8_t *ip, uint16_t len,

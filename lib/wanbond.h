@@ -24,6 +24,7 @@
 #include "counters.h"
 #include "crypto.h"
 #include "endpoint.h"
+#include "pktbuf.h"
 #include "wire.h"
 
 struct wb_device;
@@ -54,6 +55,12 @@ struct wb_device_params {
 	enum wb_cipher cipher;
 	struct wb_timers timers;
 	uint32_t handshakes_per_second; /* above this rate, initiations must carry a cookie; 0: 50 */
+	/*
+	 * Bytes of packet buffers all the bonds together may allocate (their
+	 * pools); 0: no cap but each bond's own. With more than one bond, each
+	 * keeps to its share of what is left (pktbuf.h).
+	 */
+	uint64_t pool_limit;
 };
 
 struct wb_uplink_params {
@@ -227,6 +234,8 @@ const struct wb_uplink *wb_bond_uplink(const struct wb_bond *b, unsigned i);
  */
 uint32_t wb_bond_path_max_packet(const struct wb_bond *b);
 const struct wb_device_counters *wb_device_counters(const struct wb_device *d);
+/* The packet buffers of all the device's bonds: the cap, what they hold, their peak, refusals at the cap. */
+const struct wb_pktbuf_limit *wb_device_pool(const struct wb_device *d);
 /* Bond i of the device (0..), NULL past the last. */
 struct wb_bond *wb_device_bond(const struct wb_device *d, unsigned i);
 

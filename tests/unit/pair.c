@@ -138,6 +138,7 @@ void pair_init(struct pair *p, const struct pair_options *o)
 	dp.handshakes_per_second = o->handshakes_per_second;
 	p->client.dp = p->server.dp = dp;
 	p->server.dp.server = true;
+	p->server.dp.pool_limit = o->server_pool_limit;
 	memcpy(p->client.dp.private_key, client_key, WB_KEY_LEN);
 	memcpy(p->server.dp.private_key, server_key, WB_KEY_LEN);
 

@@ -94,6 +94,8 @@ struct pair_options {
 	struct wb_bond_tuning tuning;
 	/* The server's instead, if set (the two ends configured apart). */
 	const struct wb_bond_tuning *server_tuning;
+	/* The server device's cap on the packet buffers of its bonds (wb_device_params.pool_limit; 0: none). */
+	uint64_t server_pool_limit;
 };
 
 void pair_init(struct pair *p, const struct pair_options *o);

@@ -239,8 +239,8 @@ static void test_beyond_the_window_in_bytes(void **state)
 	assert_int_equal(r.held, 0);
 }
 
-/* The pool runs dry: no room, nothing changed. */
-static void test_no_buffer_is_no_room(void **state)
+/* The pool runs dry: no buffer (told apart from the window), nothing changed. */
+static void test_no_buffer_told_apart_from_the_window(void **state)
 {
 	(void)state;
 	wb_reorder_free(&r, &pool);
@@ -249,7 +249,9 @@ static void test_no_buffer_is_no_room(void **state)
 	assert_int_equal(wb_reorder_init(&r, 1ULL << 20), 0);
 	for (uint64_t d = 1; d <= 3; d++)
 		assert_int_equal(rx(d, 100, T0), WB_REORDER_HELD);
-	assert_int_equal(rx(4, 100, T0), WB_REORDER_NO_ROOM);
+	assert_int_equal(rx(4, 100, T0), WB_REORDER_NO_BUFFER);
+	assert_int_equal(r.no_buffer, 1);
+	assert_int_equal(r.beyond_window, 0);
 	assert_int_equal(r.held, 3);
 	assert_int_equal(rx(0, 100, T0), WB_REORDER_DELIVERED);
 	assert_int_equal(n_out, 4);
@@ -524,7 +526,7 @@ int main(void)
 		T(test_duplicates_below_nxt_and_held),
 		T(test_beyond_the_window_in_slots),
 		T(test_beyond_the_window_in_bytes),
-		T(test_no_buffer_is_no_room),
+		T(test_no_buffer_told_apart_from_the_window),
 		T(test_gap_skipped_after_the_hold_time_with_exact_counts),
 		T(test_sacks_are_the_lowest_16_ranges),
 		T(test_sacks_rebuilt_when_the_list_runs_dry),
