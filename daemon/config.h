@@ -18,7 +18,7 @@
 #include "wire.h"
 
 #define WB_NAME_MAX 32        /* bond, peer and uplink names, with the NUL */
-#define WB_MAX_PEERS 64       /* bonds one server serves */
+#define WB_MAX_PEERS 256      /* bonds one server serves */
 #define WB_MAX_ADDRESSES 4    /* inner addresses of one TUN device */
 #define WB_MAX_ROUTES 16      /* routes through one bond */
 #define WB_PATH_MAX 256

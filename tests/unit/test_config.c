@@ -1007,7 +1007,7 @@ static void test_peer_tun_names_collide_by_default(void **state)
 
 static void test_peers_empty_and_too_many(void **state)
 {
-	char *text, *p;
+	char *text, *p, want[64], last[32];
 	size_t cap = 128 * 1024;
 
 	(void)state;
@@ -1022,18 +1022,23 @@ static void test_peers_empty_and_too_many(void **state)
 		uint8_t key[WB_KEY_LEN];
 		char b64[WB_KEY_B64_LEN];
 
-		memset(key, i + 1, sizeof(key));
+		memset(key, 0x55, sizeof(key));
+		key[0] = (uint8_t)i;
+		key[1] = (uint8_t)(i >> 8);
 		wb_key_to_base64(b64, key);
 		p += sprintf(p, "%s{ name = \"p%d\"; public_key = \"%s\";"
-			     " tun = { address = [ \"10.%d.0.1/30\" ]; }; }\n", i ? "," : "", i, b64, i);
+			     " tun = { address = [ \"10.%d.%d.1/30\" ]; }; }\n", i ? "," : "", i, b64, i / 250, i % 250);
 	}
 	strcpy(p, ");\n");
-	expect_error(text, "t.conf:4: peers: 65 entries, at most 64");
+	snprintf(want, sizeof(want), "t.conf:4: peers: %d entries, at most %d", WB_MAX_PEERS + 1, WB_MAX_PEERS);
+	expect_error(text, want);
 	/* Without the last, it is the most there may be. */
-	strcpy(strstr(text, ",{ name = \"p64\""), ");\n");
+	snprintf(last, sizeof(last), ",{ name = \"p%d\"", WB_MAX_PEERS);
+	strcpy(strstr(text, last), ");\n");
 	parse_ok(text);
 	assert_int_equal(cfg.n_peers, WB_MAX_PEERS);
-	assert_string_equal(cfg.peers[63].tun.name, "wb-p63");
+	snprintf(last, sizeof(last), "wb-p%d", WB_MAX_PEERS - 1);
+	assert_string_equal(cfg.peers[WB_MAX_PEERS - 1].tun.name, last);
 	free(text);
 }
 
