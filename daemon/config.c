@@ -781,7 +781,7 @@ static int parse_transport(struct parse *p, const struct sect *root)
 {
 	static const char *const keys[] = { "congestion_control", "send_buffer_kb", "receive_window_kb",
 					    "send_queue_kb", "reorder_hold_ms", "aqm", "aqm_target_ms",
-					    "aqm_interval_ms", NULL };
+					    "aqm_interval_ms", "pool_limit_mb", NULL };
 	struct wb_conf_transport *t = &p->cfg->transport;
 	struct sect s = { p, NULL, "", "transport." };
 	config_setting_t *g;
@@ -798,7 +798,8 @@ static int parse_transport(struct parse *p, const struct sect *root)
 	    (ret = read_u32(&s, "reorder_hold_ms", 0, 60000, &t->reorder_hold_ms)) ||
 	    (ret = read_bool(&s, "aqm", &t->aqm)) ||
 	    (ret = read_u32(&s, "aqm_target_ms", 1, 1000, &t->aqm_target_ms)) ||
-	    (ret = read_u32(&s, "aqm_interval_ms", 10, 10000, &t->aqm_interval_ms)))
+	    (ret = read_u32(&s, "aqm_interval_ms", 10, 10000, &t->aqm_interval_ms)) ||
+	    (ret = read_u32(&s, "pool_limit_mb", 0, 1024 * 1024, &t->pool_limit_mb)))
 		return ret;
 	if (cc && strcmp(cc, "bbr") && strcmp(cc, "newreno"))
 		return report(p, config_setting_get_member(g, "congestion_control"),

@@ -90,6 +90,7 @@ struct wb_conf_transport {
 	uint32_t reorder_hold_ms;    /* 0: from the uplinks' RTTs */
 	bool aqm;                    /* CoDel on the send queue */
 	uint32_t aqm_target_ms, aqm_interval_ms;
+	uint32_t pool_limit_mb;      /* packet buffers of all the bonds together; 0: a quarter of the memory */
 };
 
 /* Which uplink takes each packet: the policy, and its rules (docs/scheduler.md). */

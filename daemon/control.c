@@ -86,6 +86,10 @@ static void counters_since_reset(const struct ctl_server *srv, struct wb_bond_co
 
 	subtract_counters(out, now, &srv->base, sizeof(*out));
 	out->reorder_held_max = now->reorder_held_max; /* a peak, not a count */
+	/* The pool's gauges and its peak, as they are. */
+	out->pool_bytes = now->pool_bytes;
+	out->pool_in_use_bytes = now->pool_in_use_bytes;
+	out->pool_high_water = now->pool_high_water;
 }
 
 static void uplink_counters_since_reset(const struct ctl_server *srv, unsigned i, struct wb_uplink_counters *out)

@@ -599,17 +599,48 @@ static void timers_from_config(struct wb_timers *t, const struct wb_conf_timers 
 	t->rekey_after_messages = c->rekey_after_messages;
 }
 
+/*
+ * The cap on the packet buffers of all the bonds together: the setting, or
+ * a quarter of the machine's memory, so that no number of routers, whatever
+ * they send or hold back, can drive the daemon out of memory through its
+ * buffers, and the rest stays for the kernel's own buffers (sockets, the TUN
+ * devices' queues) and everything else. 0 (no cap but each bond's own) if
+ * the memory's size is not known.
+ */
+static uint64_t pool_limit(const struct daemon *d, const char **why)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+
+	if (d->cfg.transport.pool_limit_mb) {
+		*why = "transport.pool_limit_mb";
+		return (uint64_t)d->cfg.transport.pool_limit_mb << 20;
+	}
+	if (pages <= 0 || page <= 0) {
+		*why = "the memory's size is not known";
+		return 0;
+	}
+	*why = "a quarter of the memory";
+	return (uint64_t)pages * (uint64_t)page / 4;
+}
+
 static int create_device(struct daemon *d)
 {
 	struct wb_device_params p = {
 		.server = d->cfg.role == WB_ROLE_SERVER,
 		.cipher = d->cfg.cipher,
 	};
+	const char *why;
 	int rc;
 
 	memcpy(p.private_key, d->cfg.private_key, WB_KEY_LEN);
 	wb_x25519_public(d->own_public_key, d->cfg.private_key);
 	timers_from_config(&p.timers, &d->cfg.timers);
+	p.pool_limit = pool_limit(d, &why);
+	if (p.pool_limit)
+		log_line(LOG_LVL_INFO, d->cfg.name, NULL, "packet buffers of all bonds: at most %llu MiB (%s)",
+			 (unsigned long long)(p.pool_limit >> 20), why);
+	else
+		log_line(LOG_LVL_WARNING, d->cfg.name, NULL, "packet buffers of all bonds: no cap (%s)", why);
 	rc = wb_device_new(&d->dev, &p, &daemon_ops, d);
 	wb_wipe(p.private_key, sizeof(p.private_key));
 	wb_wipe(d->cfg.private_key, sizeof(d->cfg.private_key));

@@ -4,6 +4,7 @@
  * CLI give them a better home.
  */
 #include <inttypes.h>
+#include <stdio.h>
 
 #include "bond.h"
 #include "daemon.h"
@@ -53,9 +54,11 @@ static void log_bond(const struct bond_ctx *bc)
 	log_line(LOG_LVL_NOTICE, bc->conf->name, NULL,
 		 "reliable layer: resent %" PRIu64 " pkts %" PRIu64 " B, bond timeouts %" PRIu64 ", send queue drops: aqm %"
 		 PRIu64 ", full %" PRIu64 "; received twice %" PRIu64 ", beyond the window %" PRIu64 ", given up %" PRIu64
-		 ", reorder buffer peak %" PRIu64 " B; too big for every path %" PRIu64 "; memory %" PRIu64 " B",
+		 ", reorder buffer peak %" PRIu64 " B; too big for every path %" PRIu64 "; memory %" PRIu64
+		 " B; packet pool %" PRIu64 " B (in use %" PRIu64 ", peak %" PRIu64 "), no buffer %" PRIu64,
 		 c->retransmits, c->retransmit_bytes, c->bond_timeouts, c->aqm_drops, c->queue_drops, c->rx_duplicates,
-		 c->rx_beyond_window, c->reorder_skips, c->reorder_held_max, c->too_big_drops, wb_bond_memory(bc->bond));
+		 c->rx_beyond_window, c->reorder_skips, c->reorder_held_max, c->too_big_drops, wb_bond_memory(bc->bond),
+		 c->pool_bytes, c->pool_in_use_bytes, c->pool_high_water, c->pool_full_drops);
 	log_line(LOG_LVL_NOTICE, bc->conf->name, NULL,
 		 "scheduler %s: reinjected %" PRIu64 " pkts %" PRIu64 " B in %" PRIu64 " times, penalised %" PRIu64
 		 ", redundant copies %" PRIu64,
@@ -80,6 +83,19 @@ static void log_socket(const struct daemon *d, const struct sock_ctx *sc)
 		 s->tx_errors);
 }
 
+/* The packet buffers of all the bonds, against their cap. */
+static void log_pool(const struct daemon *d)
+{
+	const struct wb_pktbuf_limit *l = wb_device_pool(d->dev);
+	char cap[32] = "no cap";
+
+	if (l->cap != UINT64_MAX)
+		snprintf(cap, sizeof(cap), "%" PRIu64 " B", l->cap);
+	log_line(LOG_LVL_NOTICE, d->cfg.name, NULL,
+		 "packet buffers of %u bonds: %" PRIu64 " B of %s, peak %" PRIu64 " B, refused at the cap or a share %" PRIu64,
+		 l->pools, l->allocated, cap, l->high_water, l->refused);
+}
+
 void status_log(const struct daemon *d)
 {
 	const struct wb_device_counters *c = wb_device_counters(d->dev);
@@ -90,6 +106,7 @@ void status_log(const struct daemon *d)
 		 ", over the per-source limit %" PRIu64,
 		 c->rx_datagrams, c->short_or_unknown, c->unknown_index, c->bad_mac1, c->unknown_peer, c->under_load,
 		 c->cookie_replies_sent, c->rate_limited);
+	log_pool(d);
 	for (int i = 0; i < d->n_socks; i++)
 		if (!d->socks[i].removed)
 			log_socket(d, &d->socks[i]);

@@ -1081,7 +1081,7 @@ static void test_transport(void **state)
 	ok_with(client_min, "name = \"home\";",
 		"name = \"home\";\ntransport = { congestion_control = \"newreno\"; send_buffer_kb = 1024;"
 		" receive_window_kb = 2048; send_queue_kb = 256; reorder_hold_ms = 300; aqm = false;"
-		" aqm_target_ms = 10; aqm_interval_ms = 200; };");
+		" aqm_target_ms = 10; aqm_interval_ms = 200; pool_limit_mb = 512; };");
 	assert_string_equal(cfg.transport.congestion_control, "newreno");
 	assert_int_equal(cfg.transport.send_buffer_kb, 1024);
 	assert_int_equal(cfg.transport.receive_window_kb, 2048);
@@ -1090,10 +1090,13 @@ static void test_transport(void **state)
 	assert_false(cfg.transport.aqm);
 	assert_int_equal(cfg.transport.aqm_target_ms, 10);
 	assert_int_equal(cfg.transport.aqm_interval_ms, 200);
+	assert_int_equal(cfg.transport.pool_limit_mb, 512);
 	expect_with(client_min, "name = \"home\";", "name = \"home\";\ntransport = { congestion_control = \"cubic\"; };",
 		    "t.conf:3: transport.congestion_control: 'cubic' is none of bbr, newreno");
 	expect_with(client_min, "name = \"home\";", "name = \"home\";\ntransport = { send_buffer_kb = 63; };",
 		    "t.conf:3: transport.send_buffer_kb: 63 is out of range 64..1048576");
+	expect_with(client_min, "name = \"home\";", "name = \"home\";\ntransport = { pool_limit_mb = 1048577; };",
+		    "t.conf:3: transport.pool_limit_mb: 1048577 is out of range 0..1048576");
 }
 
 static void test_scheduler(void **state)
