@@ -27,6 +27,7 @@
 #define EXIT_DAEMON 2
 #define EXIT_NOT_RUNNING 3
 #define DEFAULT_DIR "/run/wanbond"
+#define MAX_BONDS 256 /* the most a server has: one per peer (WB_MAX_PEERS, daemon/config.h) */
 
 static const char usage[] =
 	"usage: wanbond [-j] [-d DIR] COMMAND [ARGS]\n"
@@ -118,8 +119,8 @@ static int daemon_error(const struct ctl_conn *c, const char *bond, const char *
 static int each_bond(const struct cli *cli, const char *only, int (*fn)(const struct cli *, const char *, void *),
 		     void *data)
 {
-	char names[64][64];
-	int n = list_bonds(cli, names, 64), worst = 0;
+	static char names[MAX_BONDS][64];
+	int n = list_bonds(cli, names, MAX_BONDS), worst = 0;
 
 	if (only)
 		return fn(cli, only, data);
