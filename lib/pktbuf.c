@@ -14,7 +14,6 @@
  */
 #define CHUNK_MIN 16u
 #define CHUNK_MAX 256u
-#define DROP UINT32_MAX /* n_free of a chunk that wb_pktbuf_trim frees */
 
 void wb_pktbuf_init(struct wb_pktbuf_pool *p, uint32_t slot, uint32_t max)
 {
@@ -98,7 +97,22 @@ static uint32_t chunk_size(const struct wb_pktbuf_pool *p)
 static void push_free(struct wb_pktbuf_pool *p, uint8_t *b)
 {
 	memcpy(b, &p->free, sizeof(void *));
+	if (!p->free)
+		p->free_tail = b;
 	p->free = b;
+}
+
+/* At the end of the free list: taken only once the others are. */
+static void append_free(struct wb_pktbuf_pool *p, uint8_t *b)
+{
+	static void *const none;
+
+	memcpy(b, &none, sizeof(void *));
+	if (p->free_tail)
+		memcpy(p->free_tail, &b, sizeof(void *));
+	else
+		p->free = b;
+	p->free_tail = b;
 }
 
 /* Room in the chunk table for one more; -1 without memory. */
@@ -165,14 +179,22 @@ uint8_t *wb_pktbuf_get(struct wb_pktbuf_pool *p)
 		return NULL;
 	b = p->free;
 	memcpy(&p->free, b, sizeof(void *));
+	if (!p->free)
+		p->free_tail = NULL;
 	if (++p->in_use > p->peak)
 		p->peak = p->in_use;
 	return b;
 }
 
+static struct wb_pktbuf_chunk *chunk_of(const struct wb_pktbuf_pool *p, const uint8_t *b);
+
 void wb_pktbuf_put(struct wb_pktbuf_pool *p, uint8_t *b)
 {
-	push_free(p, b);
+	/* A draining chunk's buffer waits at the end, so that its chunk empties. */
+	if (p->draining && chunk_of(p, b)->state == WB_PKTBUF_DRAIN)
+		append_free(p, b);
+	else
+		push_free(p, b);
 	p->in_use--;
 }
 
@@ -209,54 +231,89 @@ static void count_free(struct wb_pktbuf_pool *p)
 		chunk_of(p, b)->n_free++;
 }
 
-/*
- * Marks the chunks to free, largest first (what stays is then the small
- * chunks an idle bond needs), while what remains still holds keep.
- * Returns how many buffers go.
- */
-static uint32_t mark_unused(struct wb_pktbuf_pool *p, uint32_t keep)
+/* The smallest chunk not yet kept, NULL if none is left. */
+static struct wb_pktbuf_chunk *smallest_undecided(struct wb_pktbuf_pool *p)
 {
-	uint32_t left = p->allocated;
+	struct wb_pktbuf_chunk *best = NULL;
 
-	for (;;) {
-		struct wb_pktbuf_chunk *best = NULL;
+	for (uint32_t i = 0; i < p->nchunks; i++)
+		if (p->chunks[i].state != WB_PKTBUF_KEEP && (!best || p->chunks[i].n < best->n))
+			best = &p->chunks[i];
+	return best;
+}
 
-		for (uint32_t i = 0; i < p->nchunks; i++) {
-			struct wb_pktbuf_chunk *c = &p->chunks[i];
+/*
+ * Which chunks stay: the smallest, until they have room for keep buffers
+ * (an idle bond's few buffers in use then gather in one small chunk, not
+ * in whichever big one they were in); of the others, those unused go now,
+ * those with buffers out drain. Returns the buffers that go.
+ */
+static uint32_t plan(struct wb_pktbuf_pool *p, uint32_t keep)
+{
+	struct wb_pktbuf_chunk *c;
+	uint32_t room = 0, going = 0;
 
-			if (c->n_free == c->n && left - c->n >= keep && (!best || c->n > best->n))
-				best = c;
+	for (uint32_t i = 0; i < p->nchunks; i++)
+		p->chunks[i].state = WB_PKTBUF_DRAIN;
+	while (room < keep && (c = smallest_undecided(p))) {
+		c->state = WB_PKTBUF_KEEP;
+		room += c->n;
+	}
+	p->draining = 0;
+	for (uint32_t i = 0; i < p->nchunks; i++) {
+		c = &p->chunks[i];
+		if (c->state == WB_PKTBUF_DRAIN && c->n_free == c->n) {
+			c->state = WB_PKTBUF_GO;
+			going += c->n;
+		} else if (c->state == WB_PKTBUF_DRAIN) {
+			p->draining++;
 		}
-		if (!best)
-			return p->allocated - left;
-		best->n_free = DROP;
-		left -= best->n;
+	}
+	return going;
+}
+
+/* The free list again: the kept chunks' buffers first, the draining ones' after, none of those that go. */
+static void rebuild_free_list(struct wb_pktbuf_pool *p)
+{
+	uint8_t *b = p->free, *next;
+
+	p->free = p->free_tail = NULL;
+	for (; b; b = next) {
+		enum wb_pktbuf_chunk_state st = chunk_of(p, b)->state;
+
+		memcpy(&next, b, sizeof(void *));
+		if (st == WB_PKTBUF_KEEP)
+			push_free(p, b);
+		else if (st == WB_PKTBUF_DRAIN)
+			append_free(p, b);
 	}
 }
 
-/* The free list without the buffers of the marked chunks; then those chunks freed. */
-static void free_marked(struct wb_pktbuf_pool *p)
+static void free_going(struct wb_pktbuf_pool *p)
 {
-	uint8_t *b = p->free, *next;
 	uint32_t kept = 0;
 
-	p->free = NULL;
-	for (; b; b = next) {
-		memcpy(&next, b, sizeof(void *));
-		if (chunk_of(p, b)->n_free != DROP)
-			push_free(p, b);
-	}
 	for (uint32_t i = 0; i < p->nchunks; i++) {
-		if (p->chunks[i].n_free == DROP) {
-			p->allocated -= p->chunks[i].n;
-			if (p->limit)
-				p->limit->allocated -= (uint64_t)p->chunks[i].n * p->slot;
-			free(p->chunks[i].mem);
-		} else {
-			p->chunks[kept++] = p->chunks[i];
+		struct wb_pktbuf_chunk *c = &p->chunks[i];
+
+		if (c->state != WB_PKTBUF_GO) {
+			p->chunks[kept++] = *c;
+			continue;
 		}
+		p->allocated -= c->n;
+		if (p->limit)
+			p->limit->allocated -= (uint64_t)c->n * p->slot;
+		free(c->mem);
 	}
 	p->nchunks = kept;
+}
+
+/* Busy again: nothing drains (the next trim decides anew). */
+static void stop_draining(struct wb_pktbuf_pool *p)
+{
+	for (uint32_t i = 0; i < p->nchunks; i++)
+		p->chunks[i].state = WB_PKTBUF_KEEP;
+	p->draining = 0;
 }
 
 uint64_t wb_pktbuf_trim(struct wb_pktbuf_pool *p, uint64_t now)
@@ -270,12 +327,14 @@ uint64_t wb_pktbuf_trim(struct wb_pktbuf_pool *p, uint64_t now)
 	p->peak = p->in_use;
 	p->window_start_ns = now;
 	keep = p->last_peak > p->peak ? p->last_peak : p->peak;
-	if (p->allocated <= keep)
+	if (p->allocated <= keep) {
+		stop_draining(p);
 		return 0;
+	}
 	count_free(p);
-	going = mark_unused(p, keep);
-	if (going)
-		free_marked(p);
+	going = plan(p, keep);
+	rebuild_free_list(p);
+	free_going(p);
 	return (uint64_t)going * p->slot;
 }
 

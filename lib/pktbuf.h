@@ -7,7 +7,10 @@
  *
  * Memory goes back when it is no longer needed: a pool keeps what its
  * busiest moment of the last one or two windows (WB_PKTBUF_WINDOW_NS) held,
- * its low-water mark, and frees the whole chunks beyond it (wb_pktbuf_trim).
+ * its low-water mark, in its smallest chunks, and frees the others
+ * (wb_pktbuf_trim): at once those unused, and those with buffers still out
+ * once they are all back. Until then they drain: their buffers go back to
+ * the end of the free list, so what is taken comes from the chunks kept.
  *
  * The pools of one device may share a limit (struct wb_pktbuf_limit): the
  * bytes all of them together may allocate, and, with more than one pool, a
@@ -35,10 +38,17 @@ struct wb_pktbuf_limit {
 	unsigned pools;      /* pools attached; with more than one each keeps to its share */
 };
 
+enum wb_pktbuf_chunk_state {
+	WB_PKTBUF_KEEP,    /* in use as any other */
+	WB_PKTBUF_DRAIN,   /* to be freed when all its buffers are back: they go to the end of the free list */
+	WB_PKTBUF_GO,      /* freed by the trim under way */
+};
+
 struct wb_pktbuf_chunk {
 	uint8_t *mem;
 	uint32_t n;        /* buffers in it */
 	uint32_t n_free;   /* scratch of wb_pktbuf_trim */
+	enum wb_pktbuf_chunk_state state;
 };
 
 struct wb_pktbuf_pool {
@@ -46,9 +56,10 @@ struct wb_pktbuf_pool {
 	uint32_t max;      /* buffers at most */
 	uint32_t allocated, in_use;
 	uint32_t high_water; /* the most buffers allocated at once */
-	void *free;        /* free list, linked through the buffers themselves */
+	void *free, *free_tail; /* free list, linked through the buffers themselves */
 	struct wb_pktbuf_chunk *chunks; /* by address, for finding a buffer's chunk */
 	uint32_t nchunks, chunks_cap;
+	uint32_t draining; /* chunks in state WB_PKTBUF_DRAIN */
 	struct wb_pktbuf_limit *limit;  /* shared with the device's other pools; NULL: none */
 	/* The most buffers in use in the current window and in the one before it. */
 	uint64_t window_start_ns;
@@ -71,9 +82,9 @@ bool wb_pktbuf_available(const struct wb_pktbuf_pool *p);
 uint64_t wb_pktbuf_memory(const struct wb_pktbuf_pool *p);
 
 /*
- * Closes the window of use when it is over, and then frees the chunks, whole
- * and unused, beyond the low-water mark (the most in use in this window and
- * the last). Returns the bytes freed.
+ * Closes the window of use when it is over, and then frees the chunks beyond
+ * the low-water mark (the most in use in this window and the last), whole
+ * and unused, and drains those with buffers out. Returns the bytes freed.
  */
 uint64_t wb_pktbuf_trim(struct wb_pktbuf_pool *p, uint64_t now);
 /* When wb_pktbuf_trim next has work: the window's end while the pool holds memory, else UINT64_MAX. */

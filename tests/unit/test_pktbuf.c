@@ -155,6 +155,16 @@ static void test_destroy_with_buffers_out(void **state)
 	assert_int_equal(p.allocated, 0);
 }
 
+/* How many buffers the chunk of buffer b has. */
+static uint32_t chunk_size_of(const struct wb_pktbuf_pool *p, const uint8_t *b)
+{
+	for (uint32_t i = 0; i < p->nchunks; i++)
+		if (b >= p->chunks[i].mem && b < p->chunks[i].mem + (size_t)p->chunks[i].n * p->slot)
+			return p->chunks[i].n;
+	fail_msg("buffer %p is in none of the pool's chunks", (const void *)b);
+	return 0;
+}
+
 /* n buffers out of p, each written whole with its index; NULL-free or the test fails. */
 static uint8_t **take(struct wb_pktbuf_pool *p, uint32_t n)
 {
@@ -350,6 +360,60 @@ static void test_a_chunk_with_a_buffer_out_stays(void **state)
 }
 
 /*
+ * A buffer out in a big chunk when the pool is trimmed (a ping in flight
+ * just then) does not make the pool keep that chunk for good: the pool
+ * keeps its smallest chunk, the big one drains (its buffer, back, goes to
+ * the end of the free list, the next pings take from the small chunk) and
+ * goes at the next trim. Busy again before that, the draining chunk's
+ * buffers are taken before the pool grows.
+ */
+static void test_a_big_chunk_with_a_buffer_out_drains(void **state)
+{
+	uint64_t t = 10 * SEC;
+	struct wb_pktbuf_pool p;
+	uint8_t **b, *ping, **again;
+	uint32_t spare, had;
+
+	(void)state;
+	wb_pktbuf_init(&p, MTU_SLOT, 100000);
+	wb_pktbuf_trim(&p, t);
+	b = take(&p, 2000);
+	give_back(&p, b, 0, 1999); /* b[1999], the last, is in the last chunk taken */
+	wb_pktbuf_trim(&p, t + W);
+	wb_pktbuf_trim(&p, t + 2 * W); /* a quiet window with one buffer out: keep 1 */
+	assert_int_equal(p.nchunks, 2);
+	assert_int_equal(p.draining, 1);
+	assert_true(p.allocated <= 16 + 256);
+	wb_pktbuf_put(&p, b[1999]);
+	for (int i = 0; i < 20; i++) {
+		ping = wb_pktbuf_get(&p);
+		assert_int_equal(chunk_size_of(&p, ping), 16);
+		memset(ping, 3, p.slot);
+		wb_pktbuf_put(&p, ping);
+	}
+	wb_pktbuf_trim(&p, t + 3 * W);
+	assert_int_equal(p.nchunks, 1);
+	assert_int_equal(p.allocated, 16);
+	assert_int_equal(p.draining, 0);
+	free(b);
+	/* Again: this time busy before the next trim, and the draining chunk serves first. */
+	b = take(&p, 2000);
+	give_back(&p, b, 0, 1999);
+	wb_pktbuf_trim(&p, t + 4 * W);
+	wb_pktbuf_trim(&p, t + 5 * W);
+	assert_int_equal(p.draining, 1);
+	wb_pktbuf_put(&p, b[1999]);
+	had = p.allocated;
+	spare = p.allocated - p.in_use;
+	again = take(&p, spare);
+	assert_int_equal(p.allocated, had);
+	give_back(&p, again, 0, spare);
+	free(again);
+	free(b);
+	wb_pktbuf_destroy(&p);
+}
+
+/*
  * The cap holds: pools sharing a limit never allocate more than it between
  * them, whatever they ask; a get refused at the cap is counted; memory
  * given back is room again for the others; destroyed pools leave the limit.
@@ -485,6 +549,7 @@ int main(void)
 		cmocka_unit_test(test_a_busy_pool_keeps_its_memory),
 		cmocka_unit_test(test_an_idle_pool_keeps_a_small_chunk),
 		cmocka_unit_test(test_a_chunk_with_a_buffer_out_stays),
+		cmocka_unit_test(test_a_big_chunk_with_a_buffer_out_drains),
 		cmocka_unit_test(test_the_cap_holds),
 		cmocka_unit_test(test_a_lone_pool_may_use_the_whole_cap),
 		cmocka_unit_test(test_one_pool_cannot_starve_another),
