@@ -18,7 +18,7 @@
 #           back what it no longer needs within two of its 5 s windows, a chunk
 #           that had a buffer out one window later: 15 s at most)
 #
-# Then the same with FAST_ROUTERS (4) routers at FAST_RATE (10 Mbit/s), whose
+# Then the same with FAST_ROUTERS (8) routers at FAST_RATE (6 Mbit/s), whose
 # pools grow well past their first chunk, and those routers' busy phase once
 # more under transport.pool_limit_mb = CAP_MB (1): the cap met.
 #
@@ -26,9 +26,9 @@
 # busy: the most of its samples, every 2 s) against the same server before
 # any router connected, per connected router; its CPU (utime + stime,
 # /proc/PID/stat) over each phase as a share of one core, and per router;
-# the packet pools of all its bonds (wanbond -j show: pool_bytes,
-# pool_in_use_bytes, pool_high_water, pool_full_drops; busy: the most of the
-# samples), the daemon's own memory figure, and from its SIGUSR1 line the
+# the packet pools of all its bonds as each phase ends (wanbond -j show:
+# pool_bytes, pool_in_use_bytes, pool_high_water, pool_full_drops) and the
+# daemon's own memory figure; after a busy phase, from its SIGUSR1 line, the
 # most all the pools held at once and the buffers refused at the cap or a
 # share. And what a configured, never connected peer costs: the server with
 # 1 peer against the server with PEERS, nobody connected.
@@ -53,8 +53,8 @@ IDLE_SECS=${IDLE_SECS:-10}
 BUSY_SECS=${BUSY_SECS:-20}
 AFTER_SECS=${AFTER_SECS:-20}
 RATE=${RATE:-300k}
-FAST_ROUTERS=${FAST_ROUTERS:-4}
-FAST_RATE=${FAST_RATE:-10M}
+FAST_ROUTERS=${FAST_ROUTERS:-8}
+FAST_RATE=${FAST_RATE:-6M}
 CAP_MB=${CAP_MB:-1}
 OUT=$(realpath -m "$NT_BUILD/bench/scale")
 CLI=$NT_BUILD/bin/wanbond
@@ -283,9 +283,12 @@ device_pool() {
 
 # One row per phase: TAG N PHASE rss_kb base_kb pool in_use high_water drops memory cpu_share
 ROWS=()
-# phase TAG N NAME SECS [PIDS...]: SECS of sampling every 2 s (or until the pids are gone).
+DEV="0 none 0 0"
+# phase TAG N NAME SECS [PIDS...]: SECS (or until the pids are gone), VmRSS sampled every 2 s.
+# The pools are read as the phase ends (the CLI's 400 round trips to the daemon take many
+# seconds on a loaded machine); for busy, the most all of them held at once (SIGUSR1), in DEV.
 phase() {
-	local tag=$1 n=$2 name=$3 secs=$4 t0 c0 t1 c1 end rss peak_rss=0 pool peak_pool=0 line alive pid
+	local tag=$1 n=$2 name=$3 secs=$4 t0 c0 t1 c1 end rss peak_rss=0 pool line alive pid
 	shift 4
 	t0=$(now_s)
 	c0=$(cpu_ticks)
@@ -293,10 +296,8 @@ phase() {
 	while :; do
 		sleep 2
 		rss=$(rss_kb)
-		pool=$(pools | cut -f1)
 		[ "$rss" -gt "$peak_rss" ] && peak_rss=$rss
-		[ "${pool:-0}" -gt "$peak_pool" ] && peak_pool=$pool
-		echo "$tag,$n,$name,$(now_s),$rss,$pool" >>"$OUT/samples.csv"
+		echo "$tag,$n,$name,$(now_s),$rss" >>"$OUT/samples.csv"
 		if [ $# -gt 0 ]; then
 			alive=0
 			for pid in "$@"; do kill -0 "$pid" 2>/dev/null && alive=1; done
@@ -307,12 +308,15 @@ phase() {
 	t1=$(now_s)
 	c1=$(cpu_ticks)
 	line=$(pools)
+	pool=$(cut -f1 <<<"$line")
 	# idle and after: as they end; busy: the most seen.
-	if [ "$name" != busy ]; then
+	if [ "$name" = busy ]; then
+		DEV=$(device_pool)
+		pool=$(cut -d' ' -f3 <<<"$DEV")
+	else
 		peak_rss=$(rss_kb)
-		peak_pool=$(cut -f1 <<<"$line")
 	fi
-	ROWS+=("$tag $n $name $peak_rss $BASE_KB $peak_pool $(cut -f2,3,4,5 <<<"$line" | tr '\t' ' ') $(awk -v a="$c0" -v b="$c1" -v s="$t0" -v e="$t1" -v hz="$HZ" 'BEGIN { printf "%.4f", (b - a) / hz / (e - s) }')")
+	ROWS+=("$tag $n $name $peak_rss $BASE_KB $pool $(cut -f2,3,4,5 <<<"$line" | tr '\t' ' ') $(awk -v a="$c0" -v b="$c1" -v s="$t0" -v e="$t1" -v hz="$HZ" 'BEGIN { printf "%.4f", (b - a) / hz / (e - s) }')")
 }
 
 # busy_traffic N RATE SECS TAG: iperf3 --bidir from each router to its tunnel's far end; sets BUSY_PIDS.
@@ -337,11 +341,14 @@ busy_traffic() {
 	done
 }
 
-# goodput TAG N: "up down" Mbit/s received, summed over the routers' iperf3 results.
+# goodput TAG N: "up down" Mbit/s, summed over the routers: the bytes each iperf3 received over
+# the test's duration. Not iperf3's own rate: on a loaded machine its closing exchange can
+# take seconds, which its rate counts as part of the test.
 goodput() {
 	local tag=$1 n=$2 i
 	for i in $(seq "$n"); do
-		jq -r '[.end.sum_received.bits_per_second // 0, .end.sum_received_bidir_reverse.bits_per_second // 0] | @tsv' \
+		jq -r '.start.test_start.duration as $t |
+			[(.end.sum_received.bytes // 0) * 8 / $t, (.end.sum_received_bidir_reverse.bytes // 0) * 8 / $t] | @tsv' \
 			"$OUT/iperf3-$tag-r$i.json" 2>/dev/null || echo "0	0"
 	done | awk '{ u += $1; d += $2 } END { printf "%.2f %.2f", u / 1e6, d / 1e6 }'
 }
@@ -376,7 +383,7 @@ configured_cost() {
 RUNS=()
 # run TAG N RATE PHASES [CAP_MB]: a fresh server (with the cap if given) and N routers through the phases.
 run() {
-	local tag=$1 n=$2 rate=$3 phases=$4 cap=${5:-} ph dev="0 none 0 0"
+	local tag=$1 n=$2 rate=$3 phases=$4 cap=${5:-} ph
 	SCONF=$NT_TMP/server-$tag.conf
 	server_conf "$SCONF" "$PEERS" "$cap"
 	rm -f "$NT_TMP"/r*.conf.log
@@ -391,15 +398,15 @@ run() {
 		idle) phase "$tag" "$n" idle "$IDLE_SECS" ;;
 		busy)
 			busy_traffic "$n" "$rate" "$BUSY_SECS" "$tag"
-			phase "$tag" "$n" busy $((BUSY_SECS + 10)) "${BUSY_PIDS[@]}"
+			# Until the last iperf3 is done: starting 2N of them in namespaces takes seconds on a loaded machine.
+			phase "$tag" "$n" busy $((BUSY_SECS + 30)) "${BUSY_PIDS[@]}"
 			stop_child "${BUSY_PIDS[@]}" "${IPERF_SERVERS[@]}"
 			IPERF_SERVERS=()
-			dev=$(device_pool)
 			;;
 		after) phase "$tag" "$n" after "$AFTER_SECS" ;;
 		esac
 	done
-	RUNS+=("$tag $n $rate ${cap:-default} $UP $(goodput "$tag" "$n") $dev")
+	RUNS+=("$tag $n $rate ${cap:-default} $UP $(goodput "$tag" "$n") $DEV")
 	cp "$SCONF.log" "$OUT/server-$tag.log"
 	stop_all
 }
@@ -426,6 +433,8 @@ report_phases() {
 		"pool/rtr" "in use" "high wat" "own/rtr" "no buffer" "CPU" "CPU/rtr"
 	printf '%-6s %3s %-6s %8s %9s %9s %9s %8s %9s %9s %9s %8s %9s\n' "" "" "" "MiB" "KiB" "KiB" "KiB" "KiB" "KiB" \
 		"KiB" "" "of core" "of core"
+	echo "(VmRSS as the phase ends, busy: the most; pools: all the bonds' as the phase ends, busy: the most at once;"
+	echo " high wat: the sum of the bonds' own peaks; own: the daemon's memory figure of a connected bond)"
 	for r in "${ROWS[@]}"; do
 		read -r tag n name rss base pool inuse hw drops mem cpu <<<"$r"
 		printf '%-6s %3s %-6s %8.1f %9.1f %9s %9.1f %8s %9s %9.0f %9s %7.2f%% %8.3f%%\n' "$tag" "$n" "$name" \
