@@ -370,7 +370,8 @@ NT_WANBONDD=${NT_WANBONDD:-$NT_BUILD/bin/wanbondd}
 
 # nt_wb_keys NAME: a key pair in $NT_TMP/NAME.key and NAME.pub.
 nt_wb_keys() {
-	"$NT_WANBONDD" --genkey >"$NT_TMP/$1.key"
+	# As wg genkey's users do: a key file only its owner can read (else the daemon warns).
+	(umask 077 && "$NT_WANBONDD" --genkey >"$NT_TMP/$1.key")
 	"$NT_WANBONDD" --pubkey <"$NT_TMP/$1.key" >"$NT_TMP/$1.pub"
 }
 
