@@ -127,6 +127,13 @@ static enum answer read_answer(int fd, int timeout_ms, char *text, size_t textle
 	if (poll(&p, 1, timeout_ms) <= 0)
 		return ANSWER_NONE;
 	n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+	/*
+	 * A daemon that closes a connection with our request still unread in it
+	 * makes the kernel report ECONNRESET first, once: the refusal it sent
+	 * before is still queued behind that error.
+	 */
+	if (n < 0 && errno == ECONNRESET)
+		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
 	if (n <= 0)
 		return ANSWER_CLOSED;
 	if ((size_t)n < sizeof(*nlh) || nlh->nlmsg_type != NLMSG_ERROR)
