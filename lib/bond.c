@@ -165,8 +165,10 @@ void wb_bond_uplink_transition(struct wb_bond *b, struct wb_uplink *u, enum wb_u
 
 		u->c.went_down++;
 		/* What it carries is lost with it: resent on the others at once. */
-		if (u->rec)
+		if (u->rec) {
 			wb_recovery_abandon(u->rec, &u->rtt, now, &ev);
+			wb_recovery_new_path(u->rec);
+		}
 		/* When it answers again it may be another path (a modem reconnected): learn it afresh. */
 		if (u->cc.ops)
 			u->cc.ops->init(&u->cc, u->cc.mss, u->rtt.has_sample ? u->rtt.srtt_ns : 0, now);

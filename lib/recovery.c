@@ -271,11 +271,19 @@ int wb_recovery_on_ack(struct wb_recovery *r, struct wb_rtt *rtt, struct wb_cc *
 		r->largest_acked = ack->r[0].hi;
 		r->has_acked = true;
 	}
-	if (largest && (largest->flags & WB_SENT_ACK_ELICITING)) {
+	r->pto_count = 0;
+	r->timed_out = false;
+	r->delivered_ns = now;
+	if (newest->pn < r->samples_from_pn) {
+		/* Sent on the path the uplink had before it went down: it measures that one. */
+		detect_lost(r, rtt, cc, now, ev);
+		trim(r, rtt, now);
+		return 1;
+	}
+	if (largest && (largest->flags & WB_SENT_ACK_ELICITING) && largest->pn >= r->samples_from_pn) {
 		sample_rtt(rtt, largest, ack, now);
 		rs.rtt_ns = rtt->latest_ns;
 	}
-	r->delivered_ns = now;
 	rs.prior_delivered = newest->delivered;
 	rs.delivered = r->delivered - newest->delivered;
 	rs.interval_ns = now - newest->delivered_ns;
@@ -285,8 +293,6 @@ int wb_recovery_on_ack(struct wb_recovery *r, struct wb_rtt *rtt, struct wb_cc *
 	r->first_sent_ns = newest->sent_ns;
 	if (r->app_limited_until && r->delivered > r->app_limited_until)
 		r->app_limited_until = 0;
-	r->pto_count = 0;
-	r->timed_out = false;
 	detect_lost(r, rtt, cc, now, ev);
 	rs.total_delivered = r->delivered;
 	rs.bytes_in_flight = r->bytes_in_flight;
@@ -331,6 +337,11 @@ uint64_t wb_recovery_deadline(const struct wb_recovery *r, const struct wb_rtt *
 	if (!r->bytes_in_flight)
 		return UINT64_MAX;
 	return oldest_in_flight_ns(r) + (wb_recovery_pto(rtt) << shift);
+}
+
+void wb_recovery_new_path(struct wb_recovery *r)
+{
+	r->samples_from_pn = r->next_pn;
 }
 
 void wb_recovery_abandon(struct wb_recovery *r, const struct wb_rtt *rtt, uint64_t now,

@@ -65,6 +65,7 @@ struct wb_recovery {
 	bool timed_out;               /* a timeout, and nothing acked since */
 	uint64_t delivered, delivered_ns, first_sent_ns;
 	uint64_t app_limited_until;   /* delivered count until which samples are app-limited; 0: not */
+	uint64_t samples_from_pn;     /* acks of packets below it give no RTT or rate sample */
 	/*
 	 * RACK's adaptive reordering window (RFC 8985): once packets were seen
 	 * acked out of order, the packet threshold is off and a loss needs its
@@ -119,6 +120,16 @@ bool wb_recovery_on_timer(struct wb_recovery *r, const struct wb_rtt *rtt, struc
 
 /* The probe timeout: smoothed RTT, four variances (at least 1 ms) and the peer's ack delay. */
 uint64_t wb_recovery_pto(const struct wb_rtt *rtt);
+
+/*
+ * The uplink went down and its controller starts afresh: what is in flight
+ * was sent on the path it had. An ack of it still frees what it holds, but
+ * its RTT and delivery rate measure the old path or its outage (a packet
+ * held through a minute of silence), not the one being learnt: kept, one
+ * such sample sets a new model's rate to bytes a second, which it then
+ * paces at, and the smoothed RTT to the outage.
+ */
+void wb_recovery_new_path(struct wb_recovery *r);
 
 /* Declares everything in flight lost (the uplink went down). */
 void wb_recovery_abandon(struct wb_recovery *r, const struct wb_rtt *rtt, uint64_t now,

@@ -710,6 +710,41 @@ static void test_delivery_rate_samples(void **state)
 	assert_int_equal(r.app_limited_until, 0);
 }
 
+/*
+ * The uplink went down: what it had in flight is given up and its
+ * controller starts over. A packet of then acked a minute later frees what
+ * it holds, but its RTT and delivery rate measured the silence.
+ */
+static void test_acks_of_packets_sent_before_a_new_path_give_no_sample(void **state)
+{
+	uint64_t srtt, down = T0 + 40 * MS, back = T0 + 60000 * MS;
+
+	(void)state;
+	sent(T0, 1000, 0);
+	sent(T0 + 1 * MS, 1000, 1);
+	assert_true(ack(T0 + 20 * MS, 0, 1, A(0), A(0)));
+	assert_int_equal(ccrec.acks, 1);
+	srtt = rtt.srtt_ns;
+	wb_recovery_abandon(&r, &rtt, down, &ev);
+	wb_recovery_new_path(&r);
+	assert_int_equal(fb.lost, 1);
+	/* 1 arrives after all, a minute late: acked (a spurious loss), no sample. */
+	assert_true(ack(back, 0, 1, A(0), A(1)));
+	assert_int_equal(fb.acked_after_lost, 1);
+	assert_int_equal(ccrec.acks, 1);
+	assert_int_equal(rtt.latest_ns, 20 * MS);
+	assert_int_equal(rtt.srtt_ns, srtt);
+	assert_int_equal(r.pto_count, 0);
+	/* What the new path carries measures it. */
+	sent(back + 1 * MS, 1000, 2);
+	assert_true(ack(back + 16 * MS, 0, 1, A(0), A(2)));
+	assert_int_equal(ccrec.acks, 2);
+	assert_int_equal(rtt.latest_ns, 15 * MS);
+	assert_int_equal(ccrec.rs.rtt_ns, 15 * MS);
+	assert_int_equal(ccrec.rs.interval_ns, 15 * MS);
+	assert_int_equal(ccrec.rs.delivered, 1000);
+}
+
 /* ---- the ring -------------------------------------------------------------------------------- */
 
 static void test_ring_grows_past_256_and_keeps_everything(void **state)
@@ -795,6 +830,7 @@ int main(void)
 		T(test_an_ack_between_two_ptos_resets_the_count),
 		T(test_bytes_in_flight_stay_exact),
 		T(test_delivery_rate_samples),
+	T(test_acks_of_packets_sent_before_a_new_path_give_no_sample),
 		T(test_ring_grows_past_256_and_keeps_everything),
 		T(test_ring_is_bounded_and_untracked_packets_overwrite_nothing),
 	};
