@@ -29,9 +29,29 @@ void wb_bond_transmit(struct wb_bond *b, struct wb_uplink *u, const uint8_t *dat
 	u->c.tx_bytes += len;
 }
 
+/*
+ * The controller's rate, but never slower than the minimum window per
+ * smoothed RTT: the window lets that much out whatever the model says, and
+ * pacing must not hold back less. A model can learn a rate of bytes a
+ * second (a path that held its probes through a minute of silence and then
+ * delivered them at once): paced at that, an uplink sends too little to
+ * ever measure more, and a full-size packet waits a minute for its turn.
+ */
+static uint64_t pacing_rate(const struct wb_uplink *u)
+{
+	uint64_t rate = u->cc.pacing_rate, floor;
+
+	if (!rate || !u->rtt.has_sample)
+		return rate;
+	if (!u->rtt.srtt_ns)
+		return 0; /* no time at all between send and ack: nothing to pace */
+	floor = (uint64_t)WB_CC_MIN_WINDOW_PACKETS * u->cc.mss * 1000000000ULL / u->rtt.srtt_ns;
+	return rate > floor ? rate : floor;
+}
+
 static void pace(struct wb_uplink *u, uint64_t now, uint32_t bytes)
 {
-	uint64_t rate = u->cc.pacing_rate, burst, start;
+	uint64_t rate = pacing_rate(u), burst, credit, start;
 
 	if (!rate) {
 		u->next_send_ns = now;
@@ -41,7 +61,8 @@ static void pace(struct wb_uplink *u, uint64_t now, uint32_t bytes)
 	if (burst < 2ULL * u->cc.mss)
 		burst = 2ULL * u->cc.mss;
 	/* Credit unused while idle is capped at the burst. */
-	start = now - burst * 1000000000ULL / rate;
+	credit = burst * 1000000000ULL / rate;
+	start = now > credit ? now - credit : 0;
 	if (start < u->next_send_ns)
 		start = u->next_send_ns;
 	u->next_send_ns = start + (uint64_t)bytes * 1000000000ULL / rate;

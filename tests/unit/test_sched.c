@@ -731,6 +731,32 @@ static void test_a_packet_too_big_for_every_path_is_dropped(void **state)
 }
 
 /*
+ * A model that learnt a rate of bytes a second (a path that held its probes
+ * through a minute of silence): pacing still lets the minimum window out
+ * per smoothed RTT, as the window does, instead of one packet a minute.
+ */
+static void test_pacing_is_never_slower_than_the_minimum_window_per_rtt(void **state)
+{
+	struct wb_bond *b = scene(1, false);
+	struct wb_uplink *u = shape(b, 0, 20 * MS, 10, 100000, 0);
+	uint64_t nxt = b->snd.nxt, per_packet = 20 * MS / WB_CC_MIN_WINDOW_PACKETS;
+
+	(void)state;
+	u->rec->app_limited_until = 0;
+	queue_packets(b, 2 * WB_CC_MIN_WINDOW_PACKETS, L);
+	wb_bond_push(b, p.now);
+	/* The burst allowance and the packet that uses it up. */
+	assert_true(b->snd.nxt > nxt && b->snd.nxt < nxt + WB_CC_MIN_WINDOW_PACKETS);
+	assert_true(u->next_send_ns > p.now && u->next_send_ns <= p.now + per_packet);
+	/* Then one a quarter of the RTT at most, as the pacing timer lets them: the window goes within the RTT. */
+	for (uint64_t start = p.now; b->snd.nxt < nxt + 2 * WB_CC_MIN_WINDOW_PACKETS;) {
+		p.now = u->next_send_ns;
+		assert_true(p.now <= start + 20 * MS);
+		wb_bond_push(b, p.now);
+	}
+}
+
+/*
  * A DSN to resend that no path carries now (they shrank after it went out):
  * given up at once, not waited for, and not counted as a drop at the door:
  * the peer's reorder buffer counts it when it skips it.
@@ -2157,6 +2183,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_default_uses_a_backup_only_when_no_other_is_usable, teardown),
 		cmocka_unit_test_teardown(test_a_packet_keeps_off_an_uplink_whose_path_is_too_small, teardown),
 		cmocka_unit_test_teardown(test_a_packet_too_big_for_every_path_is_dropped, teardown),
+		cmocka_unit_test_teardown(test_pacing_is_never_slower_than_the_minimum_window_per_rtt, teardown),
 		cmocka_unit_test_teardown(test_a_resend_too_big_for_every_path_is_given_up, teardown),
 
 		cmocka_unit_test_teardown(test_avoid_blocking_waits_for_the_fast_uplink_when_the_peer_window_is_short,
