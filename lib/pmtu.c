@@ -85,6 +85,14 @@ static enum wb_pmtu_action on_late(struct wb_pmtu *p, uint64_t now, uint64_t tim
 enum wb_pmtu_action wb_pmtu_tick(struct wb_pmtu *p, uint64_t now, uint64_t timeout_ns, bool later_acked,
 				 uint32_t *size)
 {
+	/*
+	 * An answer is awaited one timeout of the path as it is known now. One
+	 * set while the RTT was a minute (a path that held everything) would
+	 * hold the search, and every packet waiting for its size, that long
+	 * after the path came back.
+	 */
+	if (p->searching && p->due_ns > now + timeout_ns)
+		p->due_ns = now + timeout_ns;
 	if (now < p->due_ns)
 		return WB_PMTU_WAIT;
 	if (!p->searching)

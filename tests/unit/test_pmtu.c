@@ -373,6 +373,33 @@ static void test_an_answer_above_the_largest_is_clamped(void **state)
 	assert_int_equal(t.p.size, MAX);
 }
 
+/*
+ * A probe went out while the RTT was a minute (a path that held
+ * everything); the path is prompt again: the probe is late after a timeout
+ * of the path as it is now, not a minute later.
+ */
+static void test_a_late_probe_is_judged_by_the_timeout_of_now(void **state)
+{
+	struct path t;
+	uint32_t size = 0;
+
+	(void)state;
+	start(&t, 1272);
+	assert_int_equal(wb_pmtu_tick(&t.p, t.now, 60 * SEC, true, &size), WB_PMTU_PROBE);
+	wb_pmtu_probe_sent(&t.p, t.pn++);
+	assert_int_equal(wb_pmtu_deadline(&t.p), t.now + 60 * SEC);
+	/* A tick with the timeout of now: the deadline comes in to it. */
+	t.now += 10 * MS;
+	assert_int_equal(wb_pmtu_tick(&t.p, t.now, TIMEOUT, true, &size), WB_PMTU_WAIT);
+	assert_int_equal(wb_pmtu_deadline(&t.p), t.now + TIMEOUT);
+	t.now += TIMEOUT;
+	assert_int_equal(wb_pmtu_tick(&t.p, t.now, TIMEOUT, true, &size), WB_PMTU_PROBE); /* tried again */
+	/* And the search ends within seconds, as on any path of that size. */
+	run(&t, t.now + 10 * SEC, true);
+	assert_false(t.p.searching);
+	assert_true(t.p.size <= 1272 && t.p.size > 1272 - WB_PMTU_STEP);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -389,6 +416,7 @@ int main(void)
 		cmocka_unit_test(test_a_false_alarm_costs_one_round_trip),
 		cmocka_unit_test(test_a_small_bond_needs_no_search),
 		cmocka_unit_test(test_an_answer_above_the_largest_is_clamped),
+		cmocka_unit_test(test_a_late_probe_is_judged_by_the_timeout_of_now),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
