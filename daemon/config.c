@@ -22,12 +22,12 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "validate.h"
 #include "wanbond.h"
 
 #define DEFAULT_PORT 51820
 #define MAX_FILE_SIZE (1 << 20)  /* a config is a few kB; this only bounds a mistake */
 #define KEY_FILE_MAX 128         /* a key file holds 44 characters and a newline */
-#define WEIGHT_MAX 1000
 #define MTU_MIN 576
 #define MTU_MIN_IPV6 1280
 
@@ -409,6 +409,22 @@ static int read_u32(const struct sect *s, const char *key, uint32_t lo, uint32_t
 	return ret;
 }
 
+/* An integer that its setting's validator (validate.h) judges; *v is left alone (the default) when absent. */
+static int read_checked(const struct sect *s, const char *key, int (*check)(long long, char *, size_t),
+			long long *v)
+{
+	config_setting_t *m;
+	char why[WB_WHY_MAX];
+	int ret = member(s, key, K_INT, &m);
+
+	if (ret || !m)
+		return ret;
+	*v = int_value(m);
+	if (check(*v, why, sizeof(why)))
+		return report_key(s, m, key, "%s", why);
+	return 0;
+}
+
 static int read_bool(const struct sect *s, const char *key, bool *out)
 {
 	config_setting_t *m;
@@ -457,48 +473,27 @@ static int read_list(const struct sect *s, const char *key, bool need, int max, 
 
 /* ---- values ---- */
 
-/* Bond, peer and uplink names: 1..31 of [A-Za-z0-9_.-], safe in interface and file names. */
-static int check_name(const struct sect *s, const config_setting_t *at, const char *key, const char *v)
-{
-	size_t len = strlen(v);
-
-	if (!len)
-		return report_key(s, at, key, "the name is empty");
-	if (len >= WB_NAME_MAX)
-		return report_key(s, at, key, "'%s' is longer than %d characters", v, WB_NAME_MAX - 1);
-	if (strspn(v, WB_NAME_CHARS) != len)
-		return report_key(s, at, key, "'%s' has characters other than A-Z a-z 0-9 _ . -", v);
-	return 0;
-}
-
+/* A bond, peer or uplink name. */
 static int read_name(const struct sect *s, const char *key, char out[WB_NAME_MAX])
 {
 	config_setting_t *m;
+	char why[WB_WHY_MAX];
 	int ret = required(s, key, K_STRING, &m);
 
-	if (!ret)
-		ret = check_name(s, m, key, config_setting_get_string(m));
+	if (!ret && wb_validate_name(config_setting_get_string(m), why, sizeof(why)))
+		ret = report_key(s, m, key, "%s", why);
 	if (!ret)
 		strcpy(out, config_setting_get_string(m));
 	return ret;
 }
 
-/* The kernel's dev_valid_name(): 1..15 bytes, not "." or "..", no '/', ':' or white space. */
-/* A name the kernel takes for an interface (short, no slash, colon or space, not a dot entry). */
-static bool ifname_ok(const char *v)
-{
-	size_t len = strlen(v);
-
-	return len && len < IFNAMSIZ && strcmp(v, ".") && strcmp(v, "..") && strcspn(v, "/: \t\n\v\f\r") == len;
-}
-
+/* An interface name, said as what ("tun name", "interface name"). */
 static int check_ifname(const struct sect *s, const config_setting_t *at, const char *what, const char *v)
 {
-	if (strlen(v) >= IFNAMSIZ)
-		return report(s->p, at, "%s%s '%s' is longer than %d characters", s->scope, what, v,
-			      IFNAMSIZ - 1);
-	if (!ifname_ok(v))
-		return report(s->p, at, "%s%s '%s' is not a valid interface name", s->scope, what, v);
+	char why[WB_WHY_MAX];
+
+	if (wb_validate_ifname(v, why, sizeof(why)))
+		return report(s->p, at, "%s%s %s", s->scope, what, why);
 	return 0;
 }
 
@@ -620,73 +615,6 @@ static int read_secret_key(const struct sect *s, const char *key, bool need, uin
 	if (!s->p->cfg->inline_secret_line)
 		s->p->cfg->inline_secret_line = line_of(k);
 	return decode_key(s, k, key, NULL, config_setting_get_string(k), out);
-}
-
-static int parse_port_text(const char *s, uint16_t *port)
-{
-	unsigned long v = 0;
-	size_t len = strlen(s);
-
-	if (!len || len > 5 || strspn(s, "0123456789") != len)
-		return -EINVAL;
-	v = strtoul(s, NULL, 10);
-	if (v < 1 || v > 65535)
-		return -EINVAL;
-	*port = (uint16_t)v;
-	return 0;
-}
-
-/* An IPv4 or IPv6 literal (family AF_UNSPEC: either) and a port into a socket address. */
-static int make_sockaddr(struct sockaddr_storage *ss, const char *addr, int family, uint16_t port)
-{
-	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-
-	memset(ss, 0, sizeof(*ss));
-	if (family != AF_INET6 && inet_pton(AF_INET, addr, &sin->sin_addr) == 1) {
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons(port);
-		return 0;
-	}
-	memset(ss, 0, sizeof(*ss));
-	if (family != AF_INET && inet_pton(AF_INET6, addr, &sin6->sin6_addr) == 1) {
-		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons(port);
-		return 0;
-	}
-	memset(ss, 0, sizeof(*ss));
-	return -EINVAL;
-}
-
-/* "192.0.2.10", "192.0.2.10:4000", "2001:db8::1" or "[2001:db8::1]:4000". */
-static int parse_source(struct sockaddr_storage *ss, const char *s)
-{
-	char host[INET6_ADDRSTRLEN];
-	const char *end, *port_text = NULL;
-	uint16_t port = 0;
-	int family = AF_UNSPEC;
-	size_t len = 0;
-
-	if (*s == '[') {
-		end = strchr(++s, ']');
-		if (!end || (end[1] && end[1] != ':'))
-			return -EINVAL;
-		port_text = end[1] ? end + 2 : NULL;
-		family = AF_INET6;
-	} else if ((end = strchr(s, ':')) && !strchr(end + 1, ':')) {
-		port_text = end + 1;
-		family = AF_INET;
-	} else {
-		end = s + strlen(s);
-	}
-	len = (size_t)(end - s);
-	if (len >= sizeof(host))
-		return -EINVAL;
-	memcpy(host, s, len);
-	host[len] = '\0';
-	if (port_text && parse_port_text(port_text, &port))
-		return -EINVAL;
-	return make_sockaddr(ss, host, family, port);
 }
 
 static bool prefix_has_host_bits(const struct wb_prefix *p)
@@ -1038,24 +966,24 @@ static int read_uplink_binding(const struct sect *s, struct wb_conf_uplink *up)
 {
 	config_setting_t *ifname, *source;
 	long long fwmark = 0;
+	char why[WB_WHY_MAX];
 	int ret;
 
 	if ((ret = member(s, "interface", K_STRING, &ifname)) || (ret = member(s, "source", K_STRING, &source)) ||
-	    (ret = read_range(s, "fwmark", 1, UINT32_MAX, &fwmark)))
+	    (ret = read_checked(s, "fwmark", wb_validate_fwmark, &fwmark)))
 		return ret;
 	if (ifname && (ret = check_ifname(s, ifname, "interface name", config_setting_get_string(ifname))))
 		return ret;
 	if (ifname)
 		strcpy(up->interface, config_setting_get_string(ifname));
-	if (source && parse_source(&up->source, config_setting_get_string(source)))
-		return report_key(s, source, "source", "'%s' is not an address, address:port or [address]:port",
-				  config_setting_get_string(source));
+	if (source && wb_validate_source(&up->source, config_setting_get_string(source), why, sizeof(why)))
+		return report_key(s, source, "source", "%s", why);
 	up->fwmark = (uint32_t)fwmark;
 	up->has_fwmark = fwmark != 0;
 	if ((ret = read_policy_rule(s, up)))
 		return ret;
-	if (!ifname && !source && !up->has_fwmark)
-		return report(s->p, s->set, "%sneeds at least one of interface, source and fwmark", s->scope);
+	if (wb_validate_binding(ifname != NULL, source != NULL, up->has_fwmark, why, sizeof(why)))
+		return report(s->p, s->set, "%s%s", s->scope, why);
 	return 0;
 }
 
@@ -1065,14 +993,15 @@ static int parse_uplink(struct parse *p, config_setting_t *g, int index)
 					    "rule_priority", "weight",    "backup", NULL };
 	struct wb_conf_uplink *up = &p->cfg->uplinks[index];
 	struct sect s = { p, NULL, "", "" };
+	long long weight = WB_WEIGHT_DEFAULT;
 	char scope[64];
 	int ret = list_entry(&s, g, "uplink", index, scope, sizeof(scope), up->name, keys);
 
-	up->weight = 1;
 	up->line = line_of(g);
 	if (ret || (ret = read_uplink_binding(&s, up)) ||
-	    (ret = read_u32(&s, "weight", 1, WEIGHT_MAX, &up->weight)))
+	    (ret = read_checked(&s, "weight", wb_validate_weight, &weight)))
 		return ret;
+	up->weight = (uint32_t)weight;
 	if (up->table && !up->rule_priority)
 		up->rule_priority = WB_RULE_PRIORITY_BASE + (uint32_t)index;
 	return read_bool(&s, "backup", &up->backup);
@@ -1127,15 +1056,15 @@ static int parse_endpoint(const struct sect *s, bool need_address, const char *d
 {
 	const char *addr;
 	uint32_t port = DEFAULT_PORT;
+	char why[WB_WHY_MAX];
 	int ret = read_string(s, "address", need_address, &addr);
 
 	if (!ret)
 		ret = read_u32(s, "port", 1, 65535, &port);
 	if (ret)
 		return ret;
-	if (make_sockaddr(ss, addr ? addr : default_address, AF_UNSPEC, (uint16_t)port))
-		return report(s->p, config_setting_get_member(s->set, "address"),
-			      "%s%saddress: '%s' is not an IPv4 or IPv6 address", s->scope, s->path, addr);
+	if (wb_validate_address(ss, addr ? addr : default_address, AF_UNSPEC, (uint16_t)port, why, sizeof(why)))
+		return report_key(s, config_setting_get_member(s->set, "address"), "address", "%s", why);
 	return 0;
 }
 
@@ -1201,7 +1130,7 @@ static int parse_server(struct parse *p, const struct sect *root)
 	}
 	if (!ret)
 		ret = g ? parse_endpoint(&s, false, "::", &cfg->listen)
-			: make_sockaddr(&cfg->listen, "::", AF_INET6, DEFAULT_PORT);
+			: wb_validate_address(&cfg->listen, "::", AF_INET6, DEFAULT_PORT, NULL, 0);
 	if (!ret)
 		ret = read_list(root, "peers", true, WB_MAX_PEERS, &list, &cfg->n_peers);
 	for (int i = 0; !ret && i < cfg->n_peers; i++)
@@ -1479,11 +1408,11 @@ int wb_config_runtime_uplink(struct wb_conf_uplink *up, const char *name, const 
 		snprintf(err, errlen, "uplink name '%s': 1 to %d characters", name, WB_UPLINK_NAME_MAX);
 		return -EINVAL;
 	}
-	if (ifname && !ifname_ok(ifname)) {
+	if (ifname && wb_validate_ifname(ifname, NULL, 0)) {
 		snprintf(err, errlen, "uplink '%s': '%s' is not a valid interface name", name, ifname);
 		return -EINVAL;
 	}
-	if (source && parse_source(&up->source, source)) {
+	if (source && wb_validate_source(&up->source, source, NULL, 0)) {
 		snprintf(err, errlen, "uplink '%s': source '%s' is not an address, address:port or [address]:port", name,
 			 source);
 		return -EINVAL;
@@ -1492,8 +1421,8 @@ int wb_config_runtime_uplink(struct wb_conf_uplink *up, const char *name, const 
 		snprintf(err, errlen, "uplink '%s' needs at least one of interface, source and fwmark", name);
 		return -EINVAL;
 	}
-	if (weight < 1 || weight > WEIGHT_MAX) {
-		snprintf(err, errlen, "uplink '%s': weight %u is out of range 1..%d", name, weight, WEIGHT_MAX);
+	if (wb_validate_weight(weight, NULL, 0)) {
+		snprintf(err, errlen, "uplink '%s': weight %u is out of range 1..%d", name, weight, WB_WEIGHT_MAX);
 		return -EINVAL;
 	}
 	snprintf(up->name, sizeof(up->name), "%s", name);

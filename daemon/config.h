@@ -17,7 +17,7 @@
 #include "crypto.h"
 #include "wire.h"
 
-#define WB_NAME_MAX 32        /* bond, peer and uplink names, with the NUL */
+#define WB_NAME_MAX (WB_UPLINK_NAME_MAX + 1) /* bond, peer and uplink names, with the NUL */
 #define WB_MAX_PEERS 256      /* bonds one server serves */
 #define WB_MAX_ADDRESSES 4    /* inner addresses of one TUN device */
 #define WB_MAX_ROUTES 16      /* routes through one bond */
