@@ -1007,6 +1007,9 @@ static int parse_uplink(struct parse *p, config_setting_t *g, int index)
 	return read_bool(&s, "backup", &up->backup);
 }
 
+/* Two uplinks bound the same way would be one path twice. */
+#define BOUND_ALIKE "the same interface, source and fwmark as uplink '%s'"
+
 static bool same_binding(const struct wb_conf_uplink *a, const struct wb_conf_uplink *b)
 {
 	return !strcmp(a->interface, b->interface) && a->fwmark == b->fwmark &&
@@ -1020,8 +1023,7 @@ static int check_uplinks_apart(struct parse *p, const struct wb_conf_uplink *u, 
 		return report_line(p, u->line, "uplink '%s': the name is used twice (first on line %d)", u->name,
 				   v->line);
 	if (same_binding(u, v))
-		return report_line(p, u->line, "uplink '%s': the same interface, source and fwmark as uplink '%s'",
-				   u->name, v->name);
+		return report_line(p, u->line, "uplink '%s': " BOUND_ALIKE, u->name, v->name);
 	return 0;
 }
 
@@ -1398,33 +1400,48 @@ int wb_config_load(struct wb_config *cfg, const char *path, char *err, size_t er
 	return ret;
 }
 
-int wb_config_runtime_uplink(struct wb_conf_uplink *up, const char *name, const char *ifname, const char *source,
-			     uint32_t fwmark, bool backup, uint32_t weight, char *err, size_t errlen)
+static int runtime_error(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int runtime_error(char *err, size_t errlen, const char *fmt, ...)
 {
-	size_t len = strlen(name);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* Another of cfg's uplinks bound as up is; a free slot has no name, and a name taken is the bond's to say. */
+static const struct wb_conf_uplink *bound_alike(const struct wb_config *cfg, const struct wb_conf_uplink *up)
+{
+	for (int i = 0; i < cfg->n_uplinks; i++) {
+		const struct wb_conf_uplink *other = &cfg->uplinks[i];
+
+		if (other->name[0] && strcmp(other->name, up->name) && same_binding(up, other))
+			return other;
+	}
+	return NULL;
+}
+
+int wb_config_runtime_uplink(struct wb_conf_uplink *up, const struct wb_config *cfg, const char *name,
+			     const char *ifname, const char *source, uint32_t fwmark, bool backup, uint32_t weight,
+			     char *err, size_t errlen)
+{
+	const struct wb_conf_uplink *other;
+	char why[WB_WHY_MAX];
 
 	memset(up, 0, sizeof(*up));
-	if (!len || len >= sizeof(up->name) || len > WB_UPLINK_NAME_MAX) {
-		snprintf(err, errlen, "uplink name '%s': 1 to %d characters", name, WB_UPLINK_NAME_MAX);
-		return -EINVAL;
-	}
-	if (ifname && wb_validate_ifname(ifname, NULL, 0)) {
-		snprintf(err, errlen, "uplink '%s': '%s' is not a valid interface name", name, ifname);
-		return -EINVAL;
-	}
-	if (source && wb_validate_source(&up->source, source, NULL, 0)) {
-		snprintf(err, errlen, "uplink '%s': source '%s' is not an address, address:port or [address]:port", name,
-			 source);
-		return -EINVAL;
-	}
-	if (!ifname && !source && !fwmark) {
-		snprintf(err, errlen, "uplink '%s' needs at least one of interface, source and fwmark", name);
-		return -EINVAL;
-	}
-	if (wb_validate_weight(weight, NULL, 0)) {
-		snprintf(err, errlen, "uplink '%s': weight %u is out of range 1..%d", name, weight, WB_WEIGHT_MAX);
-		return -EINVAL;
-	}
+	if (wb_validate_name(name, why, sizeof(why)))
+		return runtime_error(err, errlen, "uplink name: %s", why);
+	if (ifname && wb_validate_ifname(ifname, why, sizeof(why)))
+		return runtime_error(err, errlen, "uplink '%s': interface name %s", name, why);
+	if (source && wb_validate_source(&up->source, source, why, sizeof(why)))
+		return runtime_error(err, errlen, "uplink '%s': source: %s", name, why);
+	if (wb_validate_binding(ifname != NULL, source != NULL, fwmark != 0, why, sizeof(why)))
+		return runtime_error(err, errlen, "uplink '%s': %s", name, why);
+	if (wb_validate_weight(weight, why, sizeof(why)))
+		return runtime_error(err, errlen, "uplink '%s': weight: %s", name, why);
 	snprintf(up->name, sizeof(up->name), "%s", name);
 	if (ifname)
 		snprintf(up->interface, sizeof(up->interface), "%s", ifname);
@@ -1432,5 +1449,8 @@ int wb_config_runtime_uplink(struct wb_conf_uplink *up, const char *name, const 
 	up->has_fwmark = fwmark != 0;
 	up->backup = backup;
 	up->weight = weight;
+	other = bound_alike(cfg, up);
+	if (other)
+		return runtime_error(err, errlen, "uplink '%s': " BOUND_ALIKE, name, other->name);
 	return 0;
 }

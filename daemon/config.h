@@ -145,11 +145,15 @@ int wb_config_load(struct wb_config *cfg, const char *path, char *err, size_t er
 
 /*
  * An uplink added at run time (wanbond uplink add), checked as the file's
- * are: 0, or -EINVAL with what is wrong in err. ifname and source may be
- * NULL, fwmark 0 (none).
+ * are, and bound otherwise than cfg's other uplinks: 0, or -EINVAL with what
+ * is wrong in err, as the file says it but with no line: "uplink 'lte':
+ * weight: 0 is out of range 1..1000". ifname and source may be NULL, fwmark
+ * 0 (none). A name that cfg has already is not refused here: the bond says
+ * so as it adds the uplink.
  */
-int wb_config_runtime_uplink(struct wb_conf_uplink *up, const char *name, const char *ifname, const char *source,
-			     uint32_t fwmark, bool backup, uint32_t weight, char *err, size_t errlen);
+int wb_config_runtime_uplink(struct wb_conf_uplink *up, const struct wb_config *cfg, const char *name,
+			     const char *ifname, const char *source, uint32_t fwmark, bool backup, uint32_t weight,
+			     char *err, size_t errlen);
 
 /* The same from a string; name stands for the file in messages. */
 int wb_config_parse(struct wb_config *cfg, const char *text, const char *name, char *err, size_t errlen);

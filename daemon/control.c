@@ -307,10 +307,11 @@ static void do_add_uplink(struct ctl_client *c, const struct nlmsghdr *req, cons
 {
 	struct bond_ctx *bc = c->srv->bc;
 	struct wb_conf_uplink up;
-	char err[160];
+	char err[256]; /* as much as the CLI shows of it */
 	int rc;
 
-	rc = wb_config_runtime_uplink(&up, mnl_attr_get_str(m->u[WB_CTL_U_NAME]), wb_ctl_str(m->u[WB_CTL_U_DEVICE], NULL),
+	rc = wb_config_runtime_uplink(&up, &bc->d->cfg, mnl_attr_get_str(m->u[WB_CTL_U_NAME]),
+				      wb_ctl_str(m->u[WB_CTL_U_DEVICE], NULL),
 				      wb_ctl_str(m->u[WB_CTL_U_SOURCE], NULL),
 				      m->u[WB_CTL_U_FWMARK] ? mnl_attr_get_u32(m->u[WB_CTL_U_FWMARK]) : 0,
 				      m->u[WB_CTL_U_BACKUP] && mnl_attr_get_u8(m->u[WB_CTL_U_BACKUP]),

@@ -980,6 +980,45 @@ static void test_too_many_uplinks(void **state)
 	assert_string_equal(cfg.uplinks[15].interface, "eth15");
 }
 
+/* uplink add over the control socket: the file's checks and words, with the uplink's name for the line. */
+static void test_runtime_uplink(void **state)
+{
+	struct wb_conf_uplink up;
+
+	(void)state;
+	parse_ok(client_full);
+	assert_int_equal(wb_config_runtime_uplink(&up, &cfg, "lte2", "wwan1", "192.0.2.7:4000", 0x10, true, 3, err,
+						  sizeof(err)),
+			 0);
+	assert_string_equal(up.name, "lte2");
+	assert_string_equal(up.interface, "wwan1");
+	assert_sockaddr(&up.source, "192.0.2.7", 4000);
+	assert_true(up.has_fwmark && up.fwmark == 0x10 && up.backup && up.weight == 3);
+	/* The name's characters are the file's (the length alone was checked once). */
+	assert_int_equal(wb_config_runtime_uplink(&up, &cfg, "l t e", "wwan1", NULL, 0, false, 1, err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "uplink name: 'l t e' has characters other than A-Z a-z 0-9 _ . -");
+	assert_int_equal(wb_config_runtime_uplink(&up, &cfg, "", "wwan1", NULL, 0, false, 1, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "uplink name: the name is empty");
+	assert_int_equal(wb_config_runtime_uplink(&up, &cfg, "x", "wwan:1", NULL, 0, false, 1, err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "uplink 'x': interface name 'wwan:1' is not a valid interface name");
+	assert_int_equal(wb_config_runtime_uplink(&up, &cfg, "x", NULL, "host:80", 0, false, 1, err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "uplink 'x': source: 'host:80' is not an address, address:port or [address]:port");
+	assert_int_equal(wb_config_runtime_uplink(&up, &cfg, "x", NULL, NULL, 0, false, 1, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "uplink 'x': needs at least one of interface, source and fwmark");
+	assert_int_equal(wb_config_runtime_uplink(&up, &cfg, "x", "wan9", NULL, 0, false, 1001, err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "uplink 'x': weight: 1001 is out of range 1..1000");
+	/* Bound as another is: the file refuses that too. A name taken is the bond's to say. */
+	assert_int_equal(wb_config_runtime_uplink(&up, &cfg, "x", "wan1", NULL, 0, false, 1, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "uplink 'x': the same interface, source and fwmark as uplink 'dsl'");
+	assert_int_equal(wb_config_runtime_uplink(&up, &cfg, "dsl", "wan1", NULL, 0, false, 1, err, sizeof(err)), 0);
+	ok_with(client_full, "{ name = \"dsl\"; interface = \"wan1\"; },", "");
+	assert_int_equal(wb_config_runtime_uplink(&up, &cfg, "x", "wan1", NULL, 0, false, 1, err, sizeof(err)), 0);
+}
+
 /* ---- peers ---- */
 
 static void test_peer_errors(void **state)
@@ -1271,6 +1310,7 @@ int main(void)
 		cmocka_unit_test(test_too_many_routes),
 		cmocka_unit_test(test_uplink_errors),
 		cmocka_unit_test(test_too_many_uplinks),
+		cmocka_unit_test(test_runtime_uplink),
 		cmocka_unit_test(test_peer_errors),
 		cmocka_unit_test(test_peer_tun_names_collide_by_default),
 		cmocka_unit_test(test_peers_empty_and_too_many),
