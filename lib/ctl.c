@@ -14,12 +14,12 @@
 
 #include <linux/netlink.h>
 
+#include "validate.h"
 #include "wanbond.h"
 #include "wire.h"
 
 #define NAME_MAX_LEN 32  /* bond names; uplink names are shorter */
 #define TEXT_MAX_LEN 256 /* free text of events and socket states */
-#define WEIGHT_MAX 1000
 #define SCHED_RULES_ALL 0x7fu /* every WB_SCHED_NO_* flag */
 
 #define NAME_OF(f) #f,
@@ -392,11 +392,10 @@ static int check_uplink_request(const struct wb_ctl_msg *m, char *err, size_t er
 		return fail(err, err_len, -EINVAL, "%s: nothing to change (backup, enabled, weight)", cmd);
 	if (m->cmd == WB_CTL_CMD_ADD_UPLINK && !(have & (BIT(WB_CTL_U_DEVICE) | BIT(WB_CTL_U_SOURCE) | BIT(WB_CTL_U_FWMARK))))
 		return fail(err, err_len, -EINVAL, "%s: needs at least one of device, source and fwmark", cmd);
-	if (m->u[WB_CTL_U_WEIGHT] &&
-	    (mnl_attr_get_u32(m->u[WB_CTL_U_WEIGHT]) < 1 || mnl_attr_get_u32(m->u[WB_CTL_U_WEIGHT]) > WEIGHT_MAX))
-		return fail(err, err_len, -EINVAL, "%s: weight %u out of range 1..%u", cmd,
-			    mnl_attr_get_u32(m->u[WB_CTL_U_WEIGHT]), WEIGHT_MAX);
-	if (m->u[WB_CTL_U_FWMARK] && !mnl_attr_get_u32(m->u[WB_CTL_U_FWMARK]))
+	if (m->u[WB_CTL_U_WEIGHT] && wb_validate_weight(mnl_attr_get_u32(m->u[WB_CTL_U_WEIGHT]), NULL, 0))
+		return fail(err, err_len, -EINVAL, "%s: weight %u out of range %d..%d", cmd,
+			    mnl_attr_get_u32(m->u[WB_CTL_U_WEIGHT]), WB_WEIGHT_MIN, WB_WEIGHT_MAX);
+	if (m->u[WB_CTL_U_FWMARK] && wb_validate_fwmark(mnl_attr_get_u32(m->u[WB_CTL_U_FWMARK]), NULL, 0))
 		return fail(err, err_len, -EINVAL, "%s: fwmark 0 is no mark", cmd);
 	return 0;
 }
