@@ -20,7 +20,6 @@
 
 #define NAME_MAX_LEN 32  /* bond names; uplink names are shorter */
 #define TEXT_MAX_LEN 256 /* free text of events and socket states */
-#define SCHED_RULES_ALL 0x7fu /* every WB_SCHED_NO_* flag */
 
 #define NAME_OF(f) #f,
 const char *const wb_ctl_bond_counter_names[WB_CTL_N_BOND_COUNTERS] = { WB_CTL_BOND_COUNTERS(NAME_OF) };
@@ -400,6 +399,17 @@ static int check_uplink_request(const struct wb_ctl_msg *m, char *err, size_t er
 	return 0;
 }
 
+/* What set-sched may turn on or off: every rule the scheduler names, so that a new rule needs no list here. */
+static uint32_t sched_rules_all(void)
+{
+	uint32_t all = 0;
+
+	for (uint32_t flag = 1; flag; flag <<= 1)
+		if (wb_sched_rule_name(flag))
+			all |= flag;
+	return all;
+}
+
 /* The values a request may set, each in its range. */
 static int check_request_values(struct wb_ctl_msg *m, char *err, size_t err_len)
 {
@@ -417,8 +427,8 @@ static int check_request_values(struct wb_ctl_msg *m, char *err, size_t err_len)
 
 		if (!have)
 			return fail(err, err_len, -EINVAL, "set-sched: nothing to set (a policy or rules)");
-		if ((on | off) & ~SCHED_RULES_ALL)
-			return fail(err, err_len, -EINVAL, "set-sched: unknown rule bits 0x%x", (on | off) & ~SCHED_RULES_ALL);
+		if ((on | off) & ~sched_rules_all())
+			return fail(err, err_len, -EINVAL, "set-sched: unknown rule bits 0x%x", (on | off) & ~sched_rules_all());
 		if (on & off)
 			return fail(err, err_len, -EINVAL, "set-sched: rule bits 0x%x both on and off", on & off);
 		if (m->a[WB_CTL_A_SCHED_POLICY] && !wb_sched_exists(mnl_attr_get_str(m->a[WB_CTL_A_SCHED_POLICY])))

@@ -238,7 +238,8 @@ static void check_request(const struct wb_ctl_msg *m)
 			CHECK(!a[t] || t == WB_CTL_A_SCHED_POLICY || t == WB_CTL_A_SCHED_SET_ON ||
 			      t == WB_CTL_A_SCHED_SET_OFF);
 		CHECK(a[WB_CTL_A_SCHED_POLICY] || a[WB_CTL_A_SCHED_SET_ON] || a[WB_CTL_A_SCHED_SET_OFF]);
-		CHECK(((on | off) & ~0x7fu) == 0);
+		for (uint32_t flag = 1; flag; flag <<= 1)
+			CHECK(!((on | off) & flag) || wb_sched_rule_name(flag));
 		CHECK((on & off) == 0);
 		CHECK(!a[WB_CTL_A_SCHED_POLICY] || wb_sched_exists(mnl_attr_get_str(a[WB_CTL_A_SCHED_POLICY])));
 		break;

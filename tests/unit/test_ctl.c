@@ -219,14 +219,22 @@ static void test_set_sched_request_with_one_thing_each(void **state)
 		assert_string_equal(mnl_attr_get_str(m.a[WB_CTL_A_SCHED_POLICY]), policies[i]);
 	}
 	nlh = start(WB_CTL_CMD_SET_SCHED);
-	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_ON, 0x7f); /* every rule */
+	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_ON, 0xff); /* every rule, arrival (0x80) too */
 	accept_msg(nlh, WB_CTL_REQUEST, &m);
 	assert_null(m.a[WB_CTL_A_SCHED_POLICY]);
-	assert_int_equal(mnl_attr_get_u32(m.a[WB_CTL_A_SCHED_SET_ON]), 0x7f);
+	assert_int_equal(mnl_attr_get_u32(m.a[WB_CTL_A_SCHED_SET_ON]), 0xff);
 	nlh = start(WB_CTL_CMD_SET_SCHED);
-	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_OFF, 0x7f);
+	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_OFF, 0xff);
 	accept_msg(nlh, WB_CTL_REQUEST, &m);
-	assert_int_equal(mnl_attr_get_u32(m.a[WB_CTL_A_SCHED_SET_OFF]), 0x7f);
+	assert_int_equal(mnl_attr_get_u32(m.a[WB_CTL_A_SCHED_SET_OFF]), 0xff);
+	/* Each rule the configuration file and the CLI name, by its name. */
+	for (uint32_t flag = 1; flag; flag <<= 1) {
+		if (!wb_sched_rule_name(flag))
+			continue;
+		nlh = start(WB_CTL_CMD_SET_SCHED);
+		mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_OFF, wb_sched_rule_by_name(wb_sched_rule_name(flag)));
+		accept_msg(nlh, WB_CTL_REQUEST, &m);
+	}
 }
 
 static void test_set_uplink_request_round_trips(void **state)
@@ -938,8 +946,8 @@ static void test_set_sched_unknown_rule_bits_are_rejected(void **state)
 
 	(void)state;
 	nlh = start(WB_CTL_CMD_SET_SCHED);
-	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_ON, 0x80 | WB_SCHED_NO_PENALISE);
-	reject(nlh, WB_CTL_REQUEST, -EINVAL, "unknown rule bits 0x80");
+	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_ON, 0x100 | WB_SCHED_NO_PENALISE);
+	reject(nlh, WB_CTL_REQUEST, -EINVAL, "unknown rule bits 0x100");
 	nlh = start(WB_CTL_CMD_SET_SCHED);
 	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_OFF, 0x80000000u);
 	reject(nlh, WB_CTL_REQUEST, -EINVAL, "unknown rule bits 0x80000000");
