@@ -72,7 +72,7 @@ struct wb_conf_uplink {
 /* mwan3's default mark mask: our marks had better stay out of it when both run. */
 #define WB_MWAN3_MARK_MASK 0x3F00u
 
-/* Protocol timing; every field has a default (see config.c). */
+/* Protocol timing; the defaults are the library's, WB_TIMERS_DEFAULT (config_schema.c). */
 struct wb_conf_timers {
 	uint32_t probe_interval_ms;     /* probes per uplink: liveness, RTT, NAT keepalive */
 	uint32_t uplink_timeout_ms;     /* silence after which an uplink is down */
@@ -81,7 +81,7 @@ struct wb_conf_timers {
 	uint64_t rekey_after_messages;  /* ... or one that sealed this many messages */
 };
 
-/* The reliable layer; zero values mean automatic (see config.c). */
+/* The reliable layer; the defaults are the library's (wb_bond_tuning_defaults), zero values mean automatic. */
 struct wb_conf_transport {
 	char congestion_control[16]; /* "bbr" or "newreno" */
 	uint32_t send_buffer_kb;     /* sent and not yet delivered */

@@ -21,13 +21,8 @@
 #define MTU_MIN 576
 #define MTU_MIN_IPV6 1280
 
-static const struct wb_conf_timers default_timers = {
-	.probe_interval_ms = 250,
-	.uplink_timeout_ms = 1000,
-	.handshake_retry_ms = 1000,
-	.rekey_after_seconds = 120,
-	.rekey_after_messages = 1ULL << 60,
-};
+#define NS_PER_MS 1000000ULL
+#define NS_PER_SEC 1000000000ULL
 
 static int parse_transport(struct conf_parse *p, const struct conf_sect *root)
 {
@@ -567,15 +562,45 @@ int conf_schema_read(struct conf_parse *p, const config_setting_t *set)
 	return ret ? ret : check_own_key(p);
 }
 
+/* The library's timers (WB_TIMERS_DEFAULT) in the file's units: one set of defaults. */
+static void default_timers(struct wb_conf_timers *t)
+{
+	const struct wb_timers lib = WB_TIMERS_DEFAULT;
+
+	*t = (struct wb_conf_timers){
+		.probe_interval_ms = (uint32_t)(lib.probe_interval_ns / NS_PER_MS),
+		.uplink_timeout_ms = (uint32_t)(lib.uplink_timeout_ns / NS_PER_MS),
+		.handshake_retry_ms = (uint32_t)(lib.handshake_retry_ns / NS_PER_MS),
+		.rekey_after_seconds = (uint32_t)(lib.rekey_after_ns / NS_PER_SEC),
+		.rekey_after_messages = lib.rekey_after_messages,
+	};
+}
+
+/* The library's reliable layer and scheduler (wb_bond_tuning_defaults) in the file's units. */
+static void default_transport(struct wb_conf_transport *t, struct wb_conf_scheduler *sc)
+{
+	struct wb_bond_tuning lib = { 0 };
+
+	wb_bond_tuning_defaults(&lib);
+	*t = (struct wb_conf_transport){
+		.send_buffer_kb = (uint32_t)(lib.send_buffer >> 10),
+		.receive_window_kb = (uint32_t)(lib.receive_window >> 10),
+		.send_queue_kb = (uint32_t)(lib.send_queue >> 10),
+		.aqm = !lib.no_aqm,
+		.aqm_target_ms = (uint32_t)(lib.aqm_target_ns / NS_PER_MS),
+		.aqm_interval_ms = (uint32_t)(lib.aqm_interval_ns / NS_PER_MS),
+	};
+	snprintf(t->congestion_control, sizeof(t->congestion_control), "%s", lib.cc);
+	*sc = (struct wb_conf_scheduler){ .off = lib.sched_off };
+	snprintf(sc->policy, sizeof(sc->policy), "%s", lib.scheduler);
+}
+
 void conf_schema_defaults(struct wb_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->cipher = WB_CIPHER_CHACHA20_POLY1305;
-	cfg->timers = default_timers;
-	cfg->transport = (struct wb_conf_transport){ .congestion_control = "bbr", .send_buffer_kb = 6144,
-						      .receive_window_kb = 6144, .send_queue_kb = 4096,
-						      .aqm = true, .aqm_target_ms = 5, .aqm_interval_ms = 100 };
-	cfg->scheduler = (struct wb_conf_scheduler){ .policy = "default" };
+	default_timers(&cfg->timers);
+	default_transport(&cfg->transport, &cfg->scheduler);
 	cfg->control = (struct wb_conf_control){ .directory = WB_CONTROL_DIR };
 }
 

@@ -589,13 +589,15 @@ static uint64_t prepare(struct loop *l)
 
 static void timers_from_config(struct wb_timers *t, const struct wb_conf_timers *c)
 {
-	*t = WB_TIMERS_DEFAULT;
+	const struct wb_timers def = WB_TIMERS_DEFAULT;
+
+	*t = def;
 	t->probe_interval_ns = (uint64_t)c->probe_interval_ms * 1000000ULL;
 	t->uplink_timeout_ns = (uint64_t)c->uplink_timeout_ms * 1000000ULL;
 	t->handshake_retry_ns = (uint64_t)c->handshake_retry_ms * 1000000ULL;
 	t->rekey_after_ns = (uint64_t)c->rekey_after_seconds * 1000000000ULL;
-	/* A session lives a minute past its renewal time, as WireGuard's 120 and 180 s. */
-	t->reject_after_ns = t->rekey_after_ns + 60ULL * 1000000000ULL;
+	/* A session lives as long past its renewal time as by default (WireGuard's 120 and 180 s). */
+	t->reject_after_ns = t->rekey_after_ns + (def.reject_after_ns - def.rekey_after_ns);
 	t->rekey_after_messages = c->rekey_after_messages;
 }
 
