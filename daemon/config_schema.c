@@ -56,19 +56,32 @@ static int parse_transport(struct conf_parse *p, const struct conf_sect *root)
 	return 0;
 }
 
+#define SCHEDULER_KEYS (1 + 32 + 1) /* the policy, a rule per bit of the flags at most, the NULL */
+
+/* The policy, then a switch per rule the scheduler names (wb_sched_rule_name), in the order of their flags. */
+static void scheduler_keys(const char *keys[SCHEDULER_KEYS])
+{
+	int n = 0;
+
+	keys[n++] = "policy";
+	for (uint32_t flag = 1; flag; flag <<= 1)
+		if (wb_sched_rule_name(flag))
+			keys[n++] = wb_sched_rule_name(flag);
+	keys[n] = NULL;
+}
+
 static int parse_scheduler(struct conf_parse *p, const struct conf_sect *root)
 {
-	static const char *const keys[] = { "policy", "penalise", "penalise_guard", "reinject", "reinject_on_rwnd",
-					    "reinject_on_sndbuf", "reinject_on_app_limited", "avoid_blocking", "arrival", NULL };
 	struct wb_conf_scheduler *sc = &p->cfg->scheduler;
 	struct conf_sect s = { p, NULL, "", "scheduler." };
+	const char *keys[SCHEDULER_KEYS], *policy = NULL;
 	config_setting_t *g;
-	const char *policy = NULL;
 	int ret = conf_member(root, "scheduler", CONF_GROUP, &g);
 
 	if (ret || !g)
 		return ret;
 	s.set = g;
+	scheduler_keys(keys);
 	if ((ret = conf_check_keys(&s, keys)) || (ret = conf_read_string(&s, "policy", false, &policy)))
 		return ret;
 	if (policy && !wb_sched_exists(policy))
