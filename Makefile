@@ -124,6 +124,9 @@ $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(TEST_LIBS)
 $(BUILD)/tests/unit/%.o: ALL_CFLAGS += -Wno-missing-prototypes -Itests/unit
 # The inner TCP model's test links the model from the simulator.
 $(BUILD)/tests/unit/test_tcp: $(BUILD)/tests/sim/tcp.o
+# The CLI's argument parser is the CLI's own, not in a library.
+$(BUILD)/tests/unit/test_cli_args: $(BUILD)/cli/cli_args.o
+$(BUILD)/tests/unit/test_cli_args.o: ALL_CFLAGS += -Icli
 
 # Replays of the fuzz corpora: the harnesses built with gcc and a plain file-reading main.
 $(BUILD)/tests/fuzz/replay_%: $(BUILD)/tests/fuzz/%.o $(BUILD)/tests/fuzz/replay_main.o $(TEST_LIBS)

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_args.h"
 #include "client.h"
 #include "escape.h"
 #include "show.h"
@@ -220,17 +221,6 @@ static int change(const struct cli *cli, const char *bond, struct nlmsghdr *nlh,
 	return rc ? daemon_error(&c, bond, what, rc) : 0;
 }
 
-static int on_off(const char *word, bool *out)
-{
-	if (!strcmp(word, "on") || !strcmp(word, "yes") || !strcmp(word, "true"))
-		*out = true;
-	else if (!strcmp(word, "off") || !strcmp(word, "no") || !strcmp(word, "false"))
-		*out = false;
-	else
-		return -1;
-	return 0;
-}
-
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static int usage_error(const char *fmt, ...)
@@ -269,7 +259,7 @@ static int cmd_sched(const struct cli *cli, int argc, char **argv)
 		}
 		if (!rule)
 			return usage_error("sched set: '%s' is neither a policy nor a rule", argv[i]);
-		if (i + 1 >= argc || on_off(argv[i + 1], &value))
+		if (i + 1 >= argc || cli_on_off(argv[i + 1], &value))
 			return usage_error("sched set: rule %s needs on or off", argv[i]);
 		/* The switch is "rule off": a rule on clears it. */
 		if (value) {
@@ -287,97 +277,30 @@ static int cmd_sched(const struct cli *cli, int argc, char **argv)
 	return change(cli, bond, nlh, "sched set");
 }
 
-/* uplink add NAME [dev DEV] [source ADDR] [fwmark M] [backup on|off] [weight N]; uplink del NAME. */
-static int cmd_uplink_add_del(const struct cli *cli, int argc, char **argv)
+static int run_uplink(const struct cli *cli, enum cli_uplink_cmd cmd, int argc, char **argv)
 {
-	bool add = !strcmp(argv[0], "add");
-	char buf[WB_CTL_MSG_MAX];
-	struct nlmsghdr *nlh = wb_ctl_msg_start(buf, add ? WB_CTL_CMD_ADD_UPLINK : WB_CTL_CMD_DEL_UPLINK, NLM_F_ACK, 0);
-	struct nlattr *nest;
-	const char *bond = NULL;
+	char buf[WB_CTL_MSG_MAX], err[256];
+	struct cli_uplink_args a;
 
-	if (argc < 2)
-		return usage_error("uplink %s: which uplink?", argv[0]);
-	nest = mnl_attr_nest_start(nlh, WB_CTL_A_UPLINK);
-	mnl_attr_put_strz(nlh, WB_CTL_U_NAME, argv[1]);
-	for (int i = 2; i < argc; i++) {
-		const char *key = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-		bool value;
-		char *end;
-
-		if (!val)
-			return usage_error("uplink %s: '%s' needs a value", argv[0], key);
-		i++;
-		if (!strcmp(key, "bond")) {
-			bond = val;
-		} else if (add && !strcmp(key, "dev")) {
-			mnl_attr_put_strz(nlh, WB_CTL_U_DEVICE, val);
-		} else if (add && !strcmp(key, "source")) {
-			mnl_attr_put_strz(nlh, WB_CTL_U_SOURCE, val);
-		} else if (add && !strcmp(key, "fwmark")) {
-			unsigned long m = strtoul(val, &end, 0);
-
-			if (*end || !*val || !m || m > 0xffffffffUL)
-				return usage_error("uplink add: fwmark '%s': 1 to 0xffffffff expected", val);
-			mnl_attr_put_u32(nlh, WB_CTL_U_FWMARK, (uint32_t)m);
-		} else if (add && !strcmp(key, "backup") && !on_off(val, &value)) {
-			mnl_attr_put_u8(nlh, WB_CTL_U_BACKUP, value);
-		} else if (add && !strcmp(key, "weight")) {
-			unsigned long w = strtoul(val, &end, 10);
-
-			if (*end || !*val || w < 1 || w > 1000)
-				return usage_error("uplink add: weight '%s': 1 to 1000 expected", val);
-			mnl_attr_put_u32(nlh, WB_CTL_U_WEIGHT, (uint32_t)w);
-		} else {
-			return usage_error("uplink %s: unexpected '%s %s'", argv[0], key, val);
-		}
-	}
-	mnl_attr_nest_end(nlh, nest);
-	return change(cli, bond, nlh, add ? "uplink add" : "uplink del");
+	if (cli_uplink_parse(&a, cmd, argc, argv, err, sizeof(err)))
+		return usage_error("%s", err);
+	/* The hotplug form is a set: the daemon's refusal is named so. */
+	return change(cli, a.bond, cli_uplink_request(buf, &a),
+		      cli_uplink_cmd_name(cmd == CLI_UPLINK_HOTPLUG ? CLI_UPLINK_SET : cmd));
 }
 
+/* uplink set|add|del NAME ..., or the hotplug script's uplink NAME dev DEV up|down. */
 static int cmd_uplink(const struct cli *cli, int argc, char **argv)
 {
-	char buf[WB_CTL_MSG_MAX];
-	struct nlmsghdr *nlh = wb_ctl_msg_start(buf, WB_CTL_CMD_SET_UPLINK, NLM_F_ACK, 0);
-	struct nlattr *nest;
-	const char *bond = NULL;
-	int i;
-
 	if (argc < 1)
 		return usage_error("uplink: expected 'uplink set NAME ...' or 'uplink NAME dev DEV up|down'");
-	if (!strcmp(argv[0], "add") || !strcmp(argv[0], "del"))
-		return cmd_uplink_add_del(cli, argc, argv);
-	i = !strcmp(argv[0], "set") ? 1 : 0;
-	if (i >= argc)
-		return usage_error("uplink set: which uplink?");
-	nest = mnl_attr_nest_start(nlh, WB_CTL_A_UPLINK);
-	mnl_attr_put_strz(nlh, WB_CTL_U_NAME, argv[i]);
-	for (i++; i < argc; i++) {
-		bool value;
-
-		if (!strcmp(argv[i], "up") || !strcmp(argv[i], "down")) {
-			mnl_attr_put_u8(nlh, WB_CTL_U_ENABLED, !strcmp(argv[i], "up"));
-		} else if (!strcmp(argv[i], "dev") && i + 1 < argc) {
-			i++; /* the interface is the configuration's: named by hotplug for the log only */
-		} else if (!strcmp(argv[i], "bond") && i + 1 < argc) {
-			bond = argv[++i];
-		} else if (!strcmp(argv[i], "backup") && i + 1 < argc && !on_off(argv[i + 1], &value)) {
-			mnl_attr_put_u8(nlh, WB_CTL_U_BACKUP, value);
-			i++;
-		} else if (!strcmp(argv[i], "weight") && i + 1 < argc) {
-			char *end;
-			unsigned long w = strtoul(argv[++i], &end, 10);
-
-			if (*end || !*argv[i] || w < 1 || w > 1000)
-				return usage_error("uplink: weight '%s': 1 to 1000 expected", argv[i]);
-			mnl_attr_put_u32(nlh, WB_CTL_U_WEIGHT, (uint32_t)w);
-		} else {
-			return usage_error("uplink: unexpected '%s'", argv[i]);
-		}
-	}
-	mnl_attr_nest_end(nlh, nest);
-	return change(cli, bond, nlh, "uplink set");
+	if (!strcmp(argv[0], "set"))
+		return run_uplink(cli, CLI_UPLINK_SET, argc - 1, argv + 1);
+	if (!strcmp(argv[0], "add"))
+		return run_uplink(cli, CLI_UPLINK_ADD, argc - 1, argv + 1);
+	if (!strcmp(argv[0], "del"))
+		return run_uplink(cli, CLI_UPLINK_DEL, argc - 1, argv + 1);
+	return run_uplink(cli, CLI_UPLINK_HOTPLUG, argc, argv);
 }
 
 static int cmd_stats(const struct cli *cli, int argc, char **argv)
