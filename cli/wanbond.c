@@ -30,31 +30,25 @@
 #define DEFAULT_DIR "/run/wanbond"
 #define MAX_BONDS 256 /* the most a server has: one per peer (WB_MAX_PEERS, daemon/config.h) */
 
-static const char usage[] =
-	"usage: wanbond [-j] [-d DIR] COMMAND [ARGS]\n"
-	"  show [BOND]                          the bonds and their uplinks (-j: JSON)\n"
-	"  dump [BOND]                          tab-separated, one line per bond and per uplink\n"
-	"  stats [-s] [BOND]                    every counter (-s: only those not zero)\n"
-	"  stats reset [BOND]                   counters from zero again\n"
-	"  uplink set NAME [backup on|off] [weight N] [up|down] [bond BOND]\n"
-	"  uplink add NAME [dev DEV] [source ADDR] [fwmark M] [backup on|off] [weight N] [bond BOND]\n"
-	"  uplink del NAME [bond BOND]\n"
-	"  uplink NAME dev DEV up|down          an interface went up or down (hotplug)\n"
-	"  sched set [POLICY] [RULE on|off]... [bond BOND]\n"
-	"  monitor [BOND]                       print events as they happen\n"
-	"options:\n"
-	"  -j, --json        JSON output (show, stats)\n"
-	"  -d, --dir DIR     the control sockets' directory (default " DEFAULT_DIR
-	", or $WANBOND_CONTROL_DIR)\n"
-	"  -h, --help        this text; COMMAND --help for one command\n"
-	"rules: arrival avoid_blocking penalise penalise_guard reinject reinject_on_rwnd\n"
-	"       reinject_on_sndbuf reinject_on_app_limited\n";
-
 struct cli {
 	const char *dir;
 	bool json;
 	bool colour;
 };
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("wanbond: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\n(wanbond --help for usage)\n", stderr);
+	return EXIT_USAGE;
+}
 
 /* ---- finding the bonds ---------------------------------------------------------------- */
 
@@ -193,6 +187,30 @@ static int show(const struct cli *cli, enum view view, const char *bond)
 	return rc;
 }
 
+static int cmd_show(const struct cli *cli, int argc, char **argv)
+{
+	if (argc > 1)
+		return usage_error("show: one bond at most");
+	return show(cli, cli->json ? VIEW_JSON : VIEW_TABLE, argc ? argv[0] : NULL);
+}
+
+static int cmd_dump(const struct cli *cli, int argc, char **argv)
+{
+	if (argc > 1)
+		return usage_error("dump: one bond at most");
+	return show(cli, VIEW_DUMP, argc ? argv[0] : NULL);
+}
+
+static int cmd_stats(const struct cli *cli, int argc, char **argv)
+{
+	int brief = argc && !strcmp(argv[0], "-s");
+	const char *bond = brief < argc ? argv[brief] : NULL;
+
+	if (cli->json)
+		return show(cli, VIEW_JSON, bond);
+	return show(cli, brief ? VIEW_STATS_BRIEF : VIEW_STATS, bond);
+}
+
 /* ---- changes ------------------------------------------------------------------------------------- */
 
 /* Sends one request built in buf to the bond; prints the daemon's error if any. */
@@ -221,33 +239,27 @@ static int change(const struct cli *cli, const char *bond, struct nlmsghdr *nlh,
 	return rc ? daemon_error(&c, bond, what, rc) : 0;
 }
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int usage_error(const char *fmt, ...)
+static int cmd_stats_reset(const struct cli *cli, int argc, char **argv)
 {
-	va_list ap;
+	char buf[WB_CTL_MSG_MAX];
 
-	fputs("wanbond: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\n(wanbond --help for usage)\n", stderr);
-	return EXIT_USAGE;
+	return change(cli, argc ? argv[0] : NULL, wb_ctl_msg_start(buf, WB_CTL_CMD_RESET_COUNTERS, NLM_F_ACK, 0),
+		      "stats reset");
 }
 
-static int cmd_sched(const struct cli *cli, int argc, char **argv)
+static int cmd_sched_set(const struct cli *cli, int argc, char **argv)
 {
 	char buf[WB_CTL_MSG_MAX];
 	struct nlmsghdr *nlh = wb_ctl_msg_start(buf, WB_CTL_CMD_SET_SCHED, NLM_F_ACK, 0);
 	uint32_t on = 0, off = 0;
 	const char *bond = NULL;
-	int i = 1;
+	int i = 0;
 
-	if (argc < 2 || strcmp(argv[0], "set"))
-		return usage_error("sched: expected 'sched set [POLICY] [RULE on|off]...'");
-	if (wb_sched_exists(argv[1])) {
-		mnl_attr_put_strz(nlh, WB_CTL_A_SCHED_POLICY, argv[1]);
-		i = 2;
+	if (argc < 1)
+		return usage_error("sched set: nothing to set (a policy or rules)");
+	if (wb_sched_exists(argv[0])) {
+		mnl_attr_put_strz(nlh, WB_CTL_A_SCHED_POLICY, argv[0]);
+		i = 1;
 	}
 	for (; i < argc; i += 2) {
 		uint32_t rule = wb_sched_rule_by_name(argv[i]);
@@ -277,7 +289,7 @@ static int cmd_sched(const struct cli *cli, int argc, char **argv)
 	return change(cli, bond, nlh, "sched set");
 }
 
-static int run_uplink(const struct cli *cli, enum cli_uplink_cmd cmd, int argc, char **argv)
+static int cmd_uplink(const struct cli *cli, enum cli_uplink_cmd cmd, int argc, char **argv)
 {
 	char buf[WB_CTL_MSG_MAX], err[256];
 	struct cli_uplink_args a;
@@ -289,38 +301,24 @@ static int run_uplink(const struct cli *cli, enum cli_uplink_cmd cmd, int argc, 
 		      cli_uplink_cmd_name(cmd == CLI_UPLINK_HOTPLUG ? CLI_UPLINK_SET : cmd));
 }
 
-/* uplink set|add|del NAME ..., or the hotplug script's uplink NAME dev DEV up|down. */
-static int cmd_uplink(const struct cli *cli, int argc, char **argv)
+static int cmd_uplink_set(const struct cli *cli, int argc, char **argv)
 {
-	if (argc < 1)
-		return usage_error("uplink: expected 'uplink set NAME ...' or 'uplink NAME dev DEV up|down'");
-	if (!strcmp(argv[0], "set"))
-		return run_uplink(cli, CLI_UPLINK_SET, argc - 1, argv + 1);
-	if (!strcmp(argv[0], "add"))
-		return run_uplink(cli, CLI_UPLINK_ADD, argc - 1, argv + 1);
-	if (!strcmp(argv[0], "del"))
-		return run_uplink(cli, CLI_UPLINK_DEL, argc - 1, argv + 1);
-	return run_uplink(cli, CLI_UPLINK_HOTPLUG, argc, argv);
+	return cmd_uplink(cli, CLI_UPLINK_SET, argc, argv);
 }
 
-static int cmd_stats(const struct cli *cli, int argc, char **argv)
+static int cmd_uplink_add(const struct cli *cli, int argc, char **argv)
 {
-	bool brief = false;
-	int i = 0;
+	return cmd_uplink(cli, CLI_UPLINK_ADD, argc, argv);
+}
 
-	if (argc && !strcmp(argv[0], "reset")) {
-		char buf[WB_CTL_MSG_MAX];
+static int cmd_uplink_del(const struct cli *cli, int argc, char **argv)
+{
+	return cmd_uplink(cli, CLI_UPLINK_DEL, argc, argv);
+}
 
-		return change(cli, argc > 1 ? argv[1] : NULL,
-			      wb_ctl_msg_start(buf, WB_CTL_CMD_RESET_COUNTERS, NLM_F_ACK, 0), "stats reset");
-	}
-	if (argc && !strcmp(argv[0], "-s")) {
-		brief = true;
-		i++;
-	}
-	if (cli->json)
-		return show(cli, VIEW_JSON, i < argc ? argv[i] : NULL);
-	return show(cli, brief ? VIEW_STATS_BRIEF : VIEW_STATS, i < argc ? argv[i] : NULL);
+static int cmd_uplink_hotplug(const struct cli *cli, int argc, char **argv)
+{
+	return cmd_uplink(cli, CLI_UPLINK_HOTPLUG, argc, argv);
 }
 
 /* ---- monitor ---------------------------------------------------------------------------------------- */
@@ -386,29 +384,198 @@ static int cmd_monitor(const struct cli *cli, const char *only)
 	}
 }
 
-/* ---- main ---------------------------------------------------------------------------------------------- */
+static int cmd_monitor_bonds(const struct cli *cli, int argc, char **argv)
+{
+	if (argc > 1)
+		return usage_error("monitor: one bond at most");
+	return cmd_monitor(cli, argc ? argv[0] : NULL);
+}
+
+/* ---- the commands: dispatch and usage --------------------------------------------------------------- */
+
+struct command {
+	const char *name;    /* one word, or two: "uplink set" */
+	const char *args;    /* the synopsis after the name */
+	const char *summary; /* beside the synopsis in the usage; NULL if the synopsis says it */
+	bool change;         /* changes the bond: the daemon wants root or CAP_NET_ADMIN */
+	bool rules;          /* takes the scheduler's rules: the usage names them */
+	int (*run)(const struct cli *cli, int argc, char **argv); /* argv: the words after the name */
+};
+
+/* In the order of the usage. */
+static const struct command commands[] = {
+	{ "show", "[BOND]", "the bonds and their uplinks (-j: JSON)", false, false, cmd_show },
+	{ "dump", "[BOND]", "tab-separated, one line per bond and per uplink", false, false, cmd_dump },
+	{ "stats", "[-s] [BOND]", "every counter (-s: only those not zero)", false, false, cmd_stats },
+	{ "stats reset", "[BOND]", "counters from zero again", true, false, cmd_stats_reset },
+	{ "uplink set", "NAME [backup on|off] [weight N] [up|down] [bond BOND]", NULL, true, false, cmd_uplink_set },
+	{ "uplink add", "NAME [dev DEV] [source ADDR] [fwmark M] [backup on|off] [weight N] [bond BOND]", NULL, true,
+	  false, cmd_uplink_add },
+	{ "uplink del", "NAME [bond BOND]", NULL, true, false, cmd_uplink_del },
+	{ "uplink", "NAME dev DEV up|down", "an interface went up or down (hotplug)", true, false, cmd_uplink_hotplug },
+	{ "sched set", "[POLICY] [RULE on|off]... [bond BOND]", NULL, true, true, cmd_sched_set },
+	{ "monitor", "[BOND]", "print events as they happen", false, false, cmd_monitor_bonds },
+};
+
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+/* Whether the command's first word is word: "uplink set" is of the group "uplink". */
+static bool in_group(const struct command *c, const char *word)
+{
+	size_t n = strcspn(c->name, " ");
+
+	return !strncmp(c->name, word, n) && !word[n];
+}
+
+/* The command argv starts with, and how many words its name has; NULL if none. */
+static const struct command *find_command(int argc, char **argv, int *words)
+{
+	const struct command *one = NULL;
+
+	for (size_t i = 0; i < N_COMMANDS; i++) {
+		const struct command *c = &commands[i];
+		const char *second = strchr(c->name, ' ');
+
+		if (!in_group(c, argv[0]))
+			continue;
+		if (second && argc > 1 && !strcmp(second + 1, argv[1])) {
+			*words = 2;
+			return c;
+		}
+		if (!second && !one)
+			one = c;
+	}
+	*words = 1;
+	return one;
+}
+
+static bool is_group(const char *word)
+{
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		if (in_group(&commands[i], word))
+			return true;
+	return false;
+}
+
+static bool has_subcommands(const char *word)
+{
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		if (in_group(&commands[i], word) && strchr(commands[i].name, ' '))
+			return true;
+	return false;
+}
+
+/* Whether the synopsis starts with an argument that must be given ("NAME", not "[BOND]"). */
+static bool needs_args(const struct command *c)
+{
+	return c->args[0] && c->args[0] != '[';
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The scheduler's rules by name, as many as fit in 80 columns a line. */
+static void print_rules(FILE *out)
+{
+	const char *names[32];
+	size_t n = 0, col = strlen("rules:");
+
+	for (uint32_t flag = 1; flag; flag <<= 1)
+		if (wb_sched_rule_name(flag))
+			names[n++] = wb_sched_rule_name(flag);
+	qsort(names, n, sizeof(names[0]), name_cmp);
+	fputs("rules:", out);
+	for (size_t i = 0; i < n; i++) {
+		if (col + 1 + strlen(names[i]) >= 80) {
+			fputs("\n      ", out);
+			col = strlen("rules:");
+		}
+		fprintf(out, " %s", names[i]);
+		col += 1 + strlen(names[i]);
+	}
+	fputc('\n', out);
+}
+
+/* The commands of a group (all when NULL), or only one: a line each, with the summary beside it when it has one. */
+static void print_commands(FILE *out, const char *group, const struct command *only)
+{
+	bool change = false, rules = false;
+
+	for (size_t i = 0; i < N_COMMANDS; i++) {
+		const struct command *c = &commands[i];
+		char synopsis[128];
+
+		if ((only && c != only) || (group && !in_group(c, group)))
+			continue;
+		snprintf(synopsis, sizeof(synopsis), "%s %s", c->name, c->args);
+		if (c->summary)
+			fprintf(out, "  %-36s %s\n", synopsis, c->summary);
+		else
+			fprintf(out, "  %s\n", synopsis);
+		change |= c->change;
+		rules |= c->rules;
+	}
+	if (group && change)
+		fputs("changes need root or CAP_NET_ADMIN\n", out);
+	if (group && rules)
+		print_rules(out);
+}
+
+static void print_usage(FILE *out)
+{
+	fputs("usage: wanbond [-j] [-d DIR] COMMAND [ARGS]\n", out);
+	print_commands(out, NULL, NULL);
+	fputs("options:\n"
+	      "  -j, --json        JSON output (show, stats)\n"
+	      "  -d, --dir DIR     the control sockets' directory (default " DEFAULT_DIR ", or $WANBOND_CONTROL_DIR)\n"
+	      "  -h, --help        this text; COMMAND --help for one command\n",
+	      out);
+	print_rules(out);
+}
+
+static bool is_help(const char *word)
+{
+	return !strcmp(word, "--help") || !strcmp(word, "-h");
+}
+
+/* COMMAND --help: the command, or its group's commands ("uplink --help"); all of them for a word of none. */
+static int help(const char *group, const struct command *only)
+{
+	if (!is_group(group)) {
+		print_usage(stdout);
+		return 0;
+	}
+	fputs("usage: wanbond [-j] [-d DIR] COMMAND [ARGS]\n", stdout);
+	print_commands(stdout, group, only);
+	return 0;
+}
+
+/* A group's word alone ("sched", "uplink"): which commands it has. */
+static int which_command(const char *group)
+{
+	fprintf(stderr, "wanbond: %s: which command?\n", group);
+	print_commands(stderr, group, NULL);
+	fputs("(wanbond --help for usage)\n", stderr);
+	return EXIT_USAGE;
+}
 
 static int run(const struct cli *cli, int argc, char **argv)
 {
-	const char *cmd = argv[0], *arg = argc > 1 ? argv[1] : NULL;
+	int words;
+	const struct command *c = find_command(argc, argv, &words);
 
-	if (arg && (!strcmp(arg, "--help") || !strcmp(arg, "-h"))) {
-		fputs(usage, stdout);
-		return 0;
-	}
-	if (!strcmp(cmd, "show"))
-		return argc > 2 ? usage_error("show: one bond at most") : show(cli, cli->json ? VIEW_JSON : VIEW_TABLE, arg);
-	if (!strcmp(cmd, "dump"))
-		return argc > 2 ? usage_error("dump: one bond at most") : show(cli, VIEW_DUMP, arg);
-	if (!strcmp(cmd, "stats"))
-		return cmd_stats(cli, argc - 1, argv + 1);
-	if (!strcmp(cmd, "sched"))
-		return cmd_sched(cli, argc - 1, argv + 1);
-	if (!strcmp(cmd, "uplink"))
-		return cmd_uplink(cli, argc - 1, argv + 1);
-	if (!strcmp(cmd, "monitor"))
-		return argc > 2 ? usage_error("monitor: one bond at most") : cmd_monitor(cli, arg);
-	return usage_error("unknown command '%s'", cmd);
+	if (argc > words && is_help(argv[words]))
+		return help(argv[0], words == 2 ? c : NULL);
+	if (argc > 1 && is_help(argv[1]))
+		return help(argv[0], NULL);
+	/* "uplink" alone is more likely a command forgotten than the hotplug form without its uplink. */
+	if (c && !(argc == 1 && needs_args(c) && has_subcommands(argv[0])))
+		return c->run(cli, argc - words, argv + words);
+	if (has_subcommands(argv[0]))
+		return which_command(argv[0]);
+	return usage_error("unknown command '%s'", argv[0]);
 }
 
 int main(int argc, char **argv)
@@ -433,10 +600,10 @@ int main(int argc, char **argv)
 			cli.dir = optarg;
 			break;
 		case 'h':
-			fputs(usage, stdout);
+			print_usage(stdout);
 			return 0;
 		default:
-			fputs(usage, stderr);
+			print_usage(stderr);
 			return EXIT_USAGE;
 		}
 	}
