@@ -9,7 +9,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -617,18 +616,6 @@ void conf_schema_defaults(struct wb_config *cfg)
 	cfg->control = (struct wb_conf_control){ .directory = WB_CONTROL_DIR };
 }
 
-static int runtime_error(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int runtime_error(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 /* Another of cfg's uplinks bound as up is; a free slot has no name, and a name taken is the bond's to say. */
 static const struct wb_conf_uplink *bound_alike(const struct wb_config *cfg, const struct wb_conf_uplink *up)
 {
@@ -650,15 +637,15 @@ int wb_config_runtime_uplink(struct wb_conf_uplink *up, const struct wb_config *
 
 	memset(up, 0, sizeof(*up));
 	if (wb_validate_name(name, why, sizeof(why)))
-		return runtime_error(err, errlen, "uplink name: %s", why);
+		return snprintf(err, errlen, "uplink name: %s", why), -EINVAL;
 	if (ifname && wb_validate_ifname(ifname, why, sizeof(why)))
-		return runtime_error(err, errlen, "uplink '%s': interface name %s", name, why);
+		return snprintf(err, errlen, "uplink '%s': interface name %s", name, why), -EINVAL;
 	if (source && wb_validate_source(&up->source, source, why, sizeof(why)))
-		return runtime_error(err, errlen, "uplink '%s': source: %s", name, why);
+		return snprintf(err, errlen, "uplink '%s': source: %s", name, why), -EINVAL;
 	if (wb_validate_binding(ifname != NULL, source != NULL, fwmark != 0, why, sizeof(why)))
-		return runtime_error(err, errlen, "uplink '%s': %s", name, why);
+		return snprintf(err, errlen, "uplink '%s': %s", name, why), -EINVAL;
 	if (wb_validate_weight(weight, why, sizeof(why)))
-		return runtime_error(err, errlen, "uplink '%s': weight: %s", name, why);
+		return snprintf(err, errlen, "uplink '%s': weight: %s", name, why), -EINVAL;
 	snprintf(up->name, sizeof(up->name), "%s", name);
 	if (ifname)
 		snprintf(up->interface, sizeof(up->interface), "%s", ifname);
@@ -668,6 +655,6 @@ int wb_config_runtime_uplink(struct wb_conf_uplink *up, const struct wb_config *
 	up->weight = weight;
 	other = bound_alike(cfg, up);
 	if (other)
-		return runtime_error(err, errlen, "uplink '%s': " BOUND_ALIKE, name, other->name);
+		return snprintf(err, errlen, "uplink '%s': " BOUND_ALIKE, name, other->name), -EINVAL;
 	return 0;
 }
