@@ -161,7 +161,7 @@ check: deps
 	@tests/check.sh
 
 # The pieces check.sh runs; each can be run on its own.
-check-unit: $(UNIT_BINS) $(REPLAY_BINS) $(SIM_BIN) $(BUILD)/bin/linkem
+check-unit: $(UNIT_BINS) $(REPLAY_BINS) $(SIM_BIN) $(BUILD)/bin/linkem $(BUILD)/bin/wanbond
 	@tests/run-unit.sh $(BUILD)
 
 check-netns: all $(TOOL_BINS)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the unit tests, the fuzz-corpus replays and the command-line checks of
+# Runs the unit tests, the fuzz-corpus replays and the command-line checks (linkem, wanbond) of
 # one build (plain or sanitized). Prints one line per binary; fails on any failure.
 set -u
 cd "$(dirname "$0")/.."
@@ -25,6 +25,7 @@ for harness in tests/fuzz/fuzz_*.c; do
 	run "fuzz replay $name" "$BUILD/tests/fuzz/replay_$name" "tests/fuzz/corpus/$name"
 done
 run "linkem command line" tests/unit/linkem_cli.sh "$BUILD/bin/linkem"
+run "wanbond command line" tests/unit/wanbond_cli.sh "$BUILD/bin/wanbond"
 # The simulator's scenarios print their own lines.
 tests/sim/run.sh "$BUILD" || fails=$((fails + 1))
 
