@@ -9,9 +9,9 @@
 #   a. show (table), -j show (JSON read back by jq), dump, stats
 #   b. monitor: wan2 set down shows as lte down in monitor and show within a
 #      second (the link event, not the probes); back up, lte up again
-#   c. with iperf3 running: sched set (policy and a rule), uplink set
-#      (backup, weight, down and up), uplink del and add, each seen in show;
-#      iperf3 goes on
+#   c. with iperf3 running: sched set (policy and a rule, arrival too), uplink
+#      set (backup, weight, down and up), uplink del and add (and an add bound
+#      as another uplink is, refused), each seen in show; iperf3 goes on
 #   d. a caller who is not root (nobody, in the control group) may read,
 #      and may change nothing: the daemon refuses, exit code 2
 #   e. the exit codes: usage error 1, no daemon 3
@@ -134,6 +134,10 @@ nt_expect_true "sched set default penalise off: exit 0" wb sched set default pen
 nt_expect_true "show: default, penalise off" [ "$(json '.[0].scheduler.policy + " " + .[0].scheduler.rules_off_names')" = "default penalise" ]
 nt_expect_true "sched set penalise on: exit 0" wb sched set penalise on
 nt_expect_true "show: no rule off" [ "$(json '.[0].scheduler.rules_off')" = 0 ]
+# arrival's bit (0x80) is past the seven rules the control codec once knew.
+nt_expect_true "sched set arrival off: exit 0" wb sched set arrival off
+nt_expect_true "show: arrival off" [ "$(json '.[0].scheduler.rules_off_names')" = arrival ]
+nt_expect_true "sched set arrival on: exit 0" wb sched set arrival on
 nt_expect_true "uplink set lte backup on weight 7: exit 0" wb uplink set lte backup on weight 7
 nt_expect_true "show: lte backup, weight 7" [ "$(uplink_json lte '"\(.backup) \(.weight)"')" = "true 7" ]
 nt_expect_true "uplink lte dev wan2 down (hotplug): exit 0" wb uplink lte dev wan2 down
@@ -150,6 +154,9 @@ nt_expect_true "show: lte back, up, weight 2" [ "$(uplink_json lte '"\(.state) \
 wb uplink add lte dev wan2 >"$NT_TMP/again.txt" 2>&1 && rc=0 || rc=$?
 nt_expect_range "uplink add of a name taken: exit code" "$rc" 2 2
 nt_expect_true "uplink add of a name taken: the daemon's message" grep -q "an uplink is named 'lte' already" "$NT_TMP/again.txt"
+wb uplink add lte2 dev wan2 >"$NT_TMP/alike.txt" 2>&1 && rc=0 || rc=$?
+nt_expect_range "uplink add bound as lte is: exit code" "$rc" 2 2
+nt_expect_true "uplink add bound as lte is: the file's message" grep -q "uplink 'lte2': the same interface, source and fwmark as uplink 'lte'" "$NT_TMP/alike.txt"
 wait "$IPERF_PID" 2>/dev/null || true
 goodput=$(jq -r '.end.sum_received.bits_per_second // 0' "$NT_TMP/iperf.json" 2>/dev/null || echo 0)
 nt_expect_range "iperf3 through all the changes (10 s): Mbit/s received" "$(awk -v g="$goodput" 'BEGIN { printf "%.1f", g / 1e6 }')" 3 40
@@ -176,6 +183,8 @@ wb frobnicate >/dev/null 2>&1 && rc=0 || rc=$?
 nt_expect_range "unknown command: exit code" "$rc" 1 1
 wb sched set nosuchrule on >/dev/null 2>&1 && rc=0 || rc=$?
 nt_expect_range "sched set of an unknown rule: exit code" "$rc" 1 1
+wb uplink add extra2 >/dev/null 2>&1 && rc=0 || rc=$?
+nt_expect_range "uplink add with no dev, source or fwmark: a usage error" "$rc" 1 1
 wb uplink set nosuch weight 2 >"$NT_TMP/nosuch.txt" 2>&1 && rc=0 || rc=$?
 nt_expect_range "uplink set of an unknown uplink: exit code" "$rc" 2 2
 nt_expect_true "uplink set of an unknown uplink: the daemon's message" grep -q "no uplink 'nosuch' in bond home" "$NT_TMP/nosuch.txt"
