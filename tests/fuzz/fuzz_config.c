@@ -3,7 +3,9 @@
  * libFuzzer harness: the configuration file parser. The input is a config
  * text; what is accepted must hold every promise config.h makes, and what is
  * rejected must say so in a "NAME:..." message. A private_key_file naming a
- * path is opened for reading only, and only a regular file is read.
+ * path is opened for reading only, and only a regular file is read. The
+ * same bytes go to the validators that the control socket's add-uplink
+ * hands any text to (validate.h).
  */
 #include <arpa/inet.h>
 #include <assert.h>
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "validate.h"
 
 #define NAME "fuzz.conf"
 
@@ -131,6 +134,22 @@ static void check_config(const struct wb_config *cfg)
 		check_uplink(cfg, i);
 }
 
+/* What a validator takes keeps its promise; what it refuses, it says why. */
+static void check_validators(const char *text)
+{
+	struct sockaddr_storage ss;
+	char why[WB_WHY_MAX] = "";
+
+	if (!wb_validate_name(text, why, sizeof(why)))
+		check_name(text);
+	else
+		assert(why[0]);
+	if (!wb_validate_ifname(text, NULL, 0))
+		assert(strlen(text) < IFNAMSIZ && !strpbrk(text, "/: \t\n"));
+	if (!wb_validate_source(&ss, text, NULL, 0))
+		check_sockaddr(&ss, false);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct wb_config cfg; /* 40 kB: not on the stack */
@@ -145,6 +164,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* The prefix parser on its own, with the same bytes. */
 	if (!wb_prefix_parse(&prefix, text))
 		check_prefixes(&prefix, 1, 1, 1);
+	check_validators(text);
 	ret = wb_config_parse(&cfg, text, NAME, err, sizeof(err));
 	if (ret) {
 		assert(ret < 0);
