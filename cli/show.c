@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "escape.h"
+#include "validate.h"
 #include "wanbond.h"
 
 #define NS_PER_MS 1000000.0
@@ -66,7 +67,7 @@ static int take_uplink(const struct wb_ctl_msg *m, void *data)
 	copy_str(u->endpoint, sizeof(u->endpoint), m->u[WB_CTL_U_ENDPOINT]);
 	copy_str(u->socket, sizeof(u->socket), m->u[WB_CTL_U_SOCKET]);
 	u->id = u32_or(m->u[WB_CTL_U_ID], 0);
-	u->weight = u32_or(m->u[WB_CTL_U_WEIGHT], 1);
+	u->weight = u32_or(m->u[WB_CTL_U_WEIGHT], WB_WEIGHT_DEFAULT);
 	u->loss_ppm = u32_or(m->u[WB_CTL_U_LOSS_PPM], 0);
 	u->backup = m->u[WB_CTL_U_BACKUP] && mnl_attr_get_u8(m->u[WB_CTL_U_BACKUP]);
 	u->enabled = !m->u[WB_CTL_U_ENABLED] || mnl_attr_get_u8(m->u[WB_CTL_U_ENABLED]);

@@ -588,8 +588,8 @@ static void default_timers(struct wb_conf_timers *t)
 	};
 }
 
-/* The library's reliable layer and scheduler (wb_bond_tuning_defaults) in the file's units. */
-static void default_transport(struct wb_conf_transport *t, struct wb_conf_scheduler *sc)
+/* The library's tuning of a bond (wb_bond_tuning_defaults) in the file's units: its transport and scheduler. */
+static void default_tuning(struct wb_conf_transport *t, struct wb_conf_scheduler *sc)
 {
 	struct wb_bond_tuning lib = { 0 };
 
@@ -612,7 +612,7 @@ void conf_schema_defaults(struct wb_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->cipher = WB_CIPHER_CHACHA20_POLY1305;
 	default_timers(&cfg->timers);
-	default_transport(&cfg->transport, &cfg->scheduler);
+	default_tuning(&cfg->transport, &cfg->scheduler);
 	cfg->control = (struct wb_conf_control){ .directory = WB_CONTROL_DIR };
 }
 

@@ -27,6 +27,7 @@
 #include "daemon.h"
 #include "peer_cred.h"
 #include "uplink.h"
+#include "validate.h"
 
 #define NS_PER_SEC 1000000000ULL
 
@@ -315,7 +316,8 @@ static void do_add_uplink(struct ctl_client *c, const struct nlmsghdr *req, cons
 				      wb_ctl_str(m->u[WB_CTL_U_SOURCE], NULL),
 				      m->u[WB_CTL_U_FWMARK] ? mnl_attr_get_u32(m->u[WB_CTL_U_FWMARK]) : 0,
 				      m->u[WB_CTL_U_BACKUP] && mnl_attr_get_u8(m->u[WB_CTL_U_BACKUP]),
-				      m->u[WB_CTL_U_WEIGHT] ? mnl_attr_get_u32(m->u[WB_CTL_U_WEIGHT]) : 1, err, sizeof(err));
+				      m->u[WB_CTL_U_WEIGHT] ? mnl_attr_get_u32(m->u[WB_CTL_U_WEIGHT]) : WB_WEIGHT_DEFAULT, err,
+				      sizeof(err));
 	if (!rc)
 		rc = daemon_add_uplink(bc->d, &up, err, sizeof(err));
 	if (rc) {
