@@ -22,11 +22,9 @@
 
 #include <linux/netlink.h>
 
-#include "bond.h"
 #include "ctl.h"
 #include "daemon.h"
 #include "peer_cred.h"
-#include "uplink.h"
 #include "validate.h"
 
 #define NS_PER_SEC 1000000000ULL
@@ -38,8 +36,6 @@ struct ctl_client {
 	struct peer_cred peer;    /* judged as it was accepted, for the connection's life */
 	uint64_t last_request_ns; /* or when it was accepted: the idle timeout counts from it */
 };
-
-static void watch_bond(struct ctl_server *srv, uint64_t now);
 
 /* ---- sending ------------------------------------------------------------------------ */
 
@@ -81,10 +77,9 @@ static void subtract_counters(void *out, const void *now, const void *base, size
 		o[i] = n[i] - b[i];
 }
 
-static void counters_since_reset(const struct ctl_server *srv, struct wb_bond_counters *out)
+static void counters_since_reset(const struct ctl_server *srv, const struct wb_bond_counters *now,
+				 struct wb_bond_counters *out)
 {
-	const struct wb_bond_counters *now = wb_bond_counters(srv->bc->bond);
-
 	subtract_counters(out, now, &srv->base, sizeof(*out));
 	out->reorder_held_max = now->reorder_held_max; /* a peak, not a count */
 	/* The pool's gauges and its peak, as they are. */
@@ -93,82 +88,75 @@ static void counters_since_reset(const struct ctl_server *srv, struct wb_bond_co
 	out->pool_high_water = now->pool_high_water;
 }
 
-static void uplink_counters_since_reset(const struct ctl_server *srv, unsigned i, struct wb_uplink_counters *out)
+static void uplink_counters_since_reset(const struct ctl_server *srv, const struct wb_uplink_status *u,
+					struct wb_uplink_counters *out)
 {
-	subtract_counters(out, &wb_bond_uplink(srv->bc->bond, i)->c, &srv->ubase[i], sizeof(*out));
+	static const struct wb_uplink_counters none;
+	bool same = srv->ubase_generation[u->id] == u->generation;
+
+	subtract_counters(out, &u->c, same ? &srv->ubase[u->id] : &none, sizeof(*out));
 }
 
 static bool put_bond(struct ctl_server *srv, struct nlmsghdr *nlh, uint64_t now)
 {
 	const struct bond_ctx *bc = srv->bc;
 	const struct daemon *d = bc->d;
-	const struct wb_bond *b = bc->bond;
+	struct wb_bond_status s;
 	struct wb_bond_counters c;
 	char key[WB_KEY_B64_LEN];
-	uint64_t born = wb_bond_session_born(b);
 
+	wb_bond_status(bc->bond, &s);
 	wb_key_to_base64(key, bc->conf->public_key);
-	counters_since_reset(srv, &c);
+	counters_since_reset(srv, &s.c, &c);
 	mnl_attr_put_strz(nlh, WB_CTL_A_BOND_NAME, bc->conf->name);
 	mnl_attr_put_strz(nlh, WB_CTL_A_ROLE, d->cfg.role == WB_ROLE_CLIENT ? "client" : "server");
 	mnl_attr_put_strz(nlh, WB_CTL_A_TUN, bc->tun_name);
 	mnl_attr_put_strz(nlh, WB_CTL_A_PEER, key);
-	mnl_attr_put_u8(nlh, WB_CTL_A_SESSION, wb_bond_has_session(b));
-	if (born)
-		mnl_attr_put_u64(nlh, WB_CTL_A_HANDSHAKE_AGO, now - born);
-	mnl_attr_put_strz(nlh, WB_CTL_A_SCHED_POLICY, wb_bond_scheduler(b));
-	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_OFF, b->tuning.sched_off);
+	mnl_attr_put_u8(nlh, WB_CTL_A_SESSION, s.session);
+	if (s.session_born_ns)
+		mnl_attr_put_u64(nlh, WB_CTL_A_HANDSHAKE_AGO, now - s.session_born_ns);
+	mnl_attr_put_strz(nlh, WB_CTL_A_SCHED_POLICY, s.scheduler);
+	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_OFF, s.sched_off);
 	mnl_attr_put_u32(nlh, WB_CTL_A_MTU, bc->mtu);
-	mnl_attr_put_u64(nlh, WB_CTL_A_SEND_BUFFER, b->tuning.send_buffer);
-	mnl_attr_put_u64(nlh, WB_CTL_A_RECEIVE_WINDOW, b->tuning.receive_window);
-	mnl_attr_put_u64(nlh, WB_CTL_A_SEND_QUEUE, b->tuning.send_queue);
-	mnl_attr_put_u64(nlh, WB_CTL_A_MEMORY, wb_bond_memory(b));
+	mnl_attr_put_u64(nlh, WB_CTL_A_SEND_BUFFER, s.send_buffer);
+	mnl_attr_put_u64(nlh, WB_CTL_A_RECEIVE_WINDOW, s.receive_window);
+	mnl_attr_put_u64(nlh, WB_CTL_A_SEND_QUEUE, s.send_queue);
+	mnl_attr_put_u64(nlh, WB_CTL_A_MEMORY, s.memory);
 	mnl_attr_put_u64(nlh, WB_CTL_A_UPTIME, now - d->started_ns);
 	return wb_ctl_put_bond_counters(nlh, WB_CTL_A_COUNTERS, &c);
 }
 
-/* The client's socket of uplink i, NULL on a server. */
-static const struct sock_ctx *uplink_sock(const struct bond_ctx *bc, unsigned i)
+static bool put_uplink(struct ctl_server *srv, struct nlmsghdr *nlh, const struct wb_uplink_status *u)
 {
-	const struct daemon *d = bc->d;
-
-	return d->cfg.role == WB_ROLE_CLIENT && (int)i < d->n_socks ? &d->socks[i] : NULL;
-}
-
-static bool put_uplink(struct ctl_server *srv, struct nlmsghdr *nlh, unsigned i)
-{
-	const struct wb_uplink *u = wb_bond_uplink(srv->bc->bond, i);
-	const struct sock_ctx *sc = uplink_sock(srv->bc, i);
+	const struct uplink_slot *slot = uplinks_slot(srv->bc->d, u->id); /* NULL on a server */
 	struct nlattr *nest = mnl_attr_nest_start(nlh, WB_CTL_A_UPLINK);
 	struct wb_uplink_counters c;
 	char ep[WB_ENDPOINT_STRLEN];
 
-	uplink_counters_since_reset(srv, i, &c);
+	uplink_counters_since_reset(srv, u, &c);
 	mnl_attr_put_strz(nlh, WB_CTL_U_NAME, u->name);
-	mnl_attr_put_u32(nlh, WB_CTL_U_ID, i);
+	mnl_attr_put_u32(nlh, WB_CTL_U_ID, u->id);
 	mnl_attr_put_strz(nlh, WB_CTL_U_STATE, wb_uplink_state_name(u->state));
 	mnl_attr_put_u8(nlh, WB_CTL_U_BACKUP, u->backup);
-	mnl_attr_put_u8(nlh, WB_CTL_U_ENABLED, !(sc && sc->disabled));
+	mnl_attr_put_u8(nlh, WB_CTL_U_ENABLED, !(slot && slot->disabled));
 	mnl_attr_put_u32(nlh, WB_CTL_U_WEIGHT, u->weight);
-	if (sc && sc->conf->interface[0])
-		mnl_attr_put_strz(nlh, WB_CTL_U_DEVICE, sc->conf->interface);
+	if (slot && slot->conf->interface[0])
+		mnl_attr_put_strz(nlh, WB_CTL_U_DEVICE, slot->conf->interface);
 	if (u->endpoint.family) {
 		wb_endpoint_format(ep, &u->endpoint);
 		mnl_attr_put_strz(nlh, WB_CTL_U_ENDPOINT, ep);
 	}
-	if (sc && !sc->open && sc->why[0])
-		mnl_attr_put_strz(nlh, WB_CTL_U_SOCKET, sc->why);
-	mnl_attr_put_u64(nlh, WB_CTL_U_SRTT, u->rtt.srtt_ns);
-	mnl_attr_put_u64(nlh, WB_CTL_U_MIN_RTT, u->rtt.min_ns == UINT64_MAX ? 0 : u->rtt.min_ns);
-	mnl_attr_put_u64(nlh, WB_CTL_U_RTTVAR, u->rtt.rttvar_ns);
+	if (slot && !slot->sock.open && slot->sock.why[0])
+		mnl_attr_put_strz(nlh, WB_CTL_U_SOCKET, slot->sock.why);
+	mnl_attr_put_u64(nlh, WB_CTL_U_SRTT, u->srtt_ns);
+	mnl_attr_put_u64(nlh, WB_CTL_U_MIN_RTT, u->min_rtt_ns);
+	mnl_attr_put_u64(nlh, WB_CTL_U_RTTVAR, u->rttvar_ns);
 	mnl_attr_put_u32(nlh, WB_CTL_U_LOSS_PPM, u->loss_ppm);
-	if (u->rec) {
-		mnl_attr_put_u64(nlh, WB_CTL_U_CWND, u->cc.cwnd);
-		mnl_attr_put_u64(nlh, WB_CTL_U_IN_FLIGHT, u->rec->bytes_in_flight);
-		mnl_attr_put_u64(nlh, WB_CTL_U_PACING_RATE, u->cc.pacing_rate);
-	}
-	mnl_attr_put_u32(nlh, WB_CTL_U_PMTU, u->pmtu.size);
-	mnl_attr_put_u8(nlh, WB_CTL_U_PMTU_SEARCHING, u->pmtu.searching);
+	mnl_attr_put_u64(nlh, WB_CTL_U_CWND, u->cwnd);
+	mnl_attr_put_u64(nlh, WB_CTL_U_IN_FLIGHT, u->bytes_in_flight);
+	mnl_attr_put_u64(nlh, WB_CTL_U_PACING_RATE, u->pacing_rate);
+	mnl_attr_put_u32(nlh, WB_CTL_U_PMTU, u->pmtu);
+	mnl_attr_put_u8(nlh, WB_CTL_U_PMTU_SEARCHING, u->pmtu_searching);
 	if (!wb_ctl_put_uplink_counters(nlh, WB_CTL_U_COUNTERS, &c))
 		return false;
 	mnl_attr_nest_end(nlh, nest);
@@ -214,12 +202,13 @@ static void do_get_uplinks(struct ctl_client *c, const struct nlmsghdr *req)
 	for (unsigned i = 0; i < WB_MAX_UPLINKS; i++) {
 		char buf[WB_CTL_MSG_MAX];
 		struct nlmsghdr *nlh;
+		struct wb_uplink_status u;
 
-		if (!wb_bond_uplink(c->srv->bc->bond, i))
+		if (!wb_bond_uplink_status(c->srv->bc->bond, i, &u))
 			continue;
 		nlh = wb_ctl_msg_start(buf, WB_CTL_CMD_GET_UPLINKS, NLM_F_MULTI, req->nlmsg_seq);
 		mnl_attr_put_strz(nlh, WB_CTL_A_BOND_NAME, c->srv->bc->conf->name);
-		if (put_uplink(c->srv, nlh, i) && !send_msg(c, nlh))
+		if (put_uplink(c->srv, nlh, &u) && !send_msg(c, nlh))
 			return; /* it stopped reading */
 	}
 	send_done(c, req);
@@ -231,10 +220,12 @@ static void do_reset_counters(struct ctl_client *c, const struct nlmsghdr *req)
 
 	srv->base = *wb_bond_counters(srv->bc->bond);
 	for (unsigned i = 0; i < WB_MAX_UPLINKS; i++) {
-		const struct wb_uplink *u = wb_bond_uplink(srv->bc->bond, i);
+		struct wb_uplink_status u;
 
-		if (u)
-			srv->ubase[i] = u->c;
+		if (wb_bond_uplink_status(srv->bc->bond, i, &u)) {
+			srv->ubase[i] = u.c;
+			srv->ubase_generation[i] = u.generation;
+		}
 	}
 	log_line(LOG_LVL_NOTICE, srv->bc->conf->name, NULL, "counters reset (uid %u)", (unsigned)c->peer.uid);
 	send_error(c, req, 0, NULL);
@@ -243,16 +234,20 @@ static void do_reset_counters(struct ctl_client *c, const struct nlmsghdr *req)
 static void do_set_sched(struct ctl_client *c, const struct nlmsghdr *req, const struct wb_ctl_msg *m)
 {
 	struct wb_bond *b = c->srv->bc->bond;
-	const char *policy = wb_ctl_str(m->a[WB_CTL_A_SCHED_POLICY], wb_bond_scheduler(b));
-	uint32_t off = b->tuning.sched_off;
+	const char *policy;
+	struct wb_bond_status s;
+	uint32_t off;
 	char name[16];
 	int rc;
 
+	wb_bond_status(b, &s);
+	policy = wb_ctl_str(m->a[WB_CTL_A_SCHED_POLICY], s.scheduler);
+	off = s.sched_off;
 	if (m->a[WB_CTL_A_SCHED_SET_ON])
 		off &= ~mnl_attr_get_u32(m->a[WB_CTL_A_SCHED_SET_ON]);
 	if (m->a[WB_CTL_A_SCHED_SET_OFF])
 		off |= mnl_attr_get_u32(m->a[WB_CTL_A_SCHED_SET_OFF]);
-	snprintf(name, sizeof(name), "%s", policy); /* policy may point into the bond */
+	snprintf(name, sizeof(name), "%s", policy);
 	rc = wb_bond_set_scheduler(b, name, off);
 	if (rc) {
 		send_error(c, req, -rc, "the scheduler refused the change");
@@ -263,23 +258,12 @@ static void do_set_sched(struct ctl_client *c, const struct nlmsghdr *req, const
 	send_error(c, req, 0, NULL);
 }
 
-static int find_uplink(const struct wb_bond *b, const char *name)
-{
-	for (unsigned i = 0; i < WB_MAX_UPLINKS; i++) {
-		const struct wb_uplink *u = wb_bond_uplink(b, i);
-
-		if (u && !strcmp(u->name, name))
-			return (int)i;
-	}
-	return -1;
-}
-
 static void do_set_uplink(struct ctl_client *c, const struct nlmsghdr *req, const struct wb_ctl_msg *m)
 {
 	struct bond_ctx *bc = c->srv->bc;
 	const char *name = mnl_attr_get_str(m->u[WB_CTL_U_NAME]);
-	int i = find_uplink(bc->bond, name);
-	const struct wb_uplink *u;
+	int i = wb_bond_find_uplink(bc->bond, name);
+	struct wb_uplink_status u;
 	char msg[96];
 	bool backup;
 	uint32_t weight;
@@ -293,14 +277,14 @@ static void do_set_uplink(struct ctl_client *c, const struct nlmsghdr *req, cons
 		send_error(c, req, EPERM, "a server's uplinks are its client's: change them on the router");
 		return;
 	}
-	u = wb_bond_uplink(bc->bond, (unsigned)i);
-	backup = m->u[WB_CTL_U_BACKUP] ? mnl_attr_get_u8(m->u[WB_CTL_U_BACKUP]) : u->backup;
-	weight = m->u[WB_CTL_U_WEIGHT] ? mnl_attr_get_u32(m->u[WB_CTL_U_WEIGHT]) : u->weight;
-	wb_bond_set_uplink_role(bc->bond, (unsigned)i, backup, (uint16_t)weight);
+	wb_bond_uplink_status(bc->bond, (unsigned)i, &u);
+	backup = m->u[WB_CTL_U_BACKUP] ? mnl_attr_get_u8(m->u[WB_CTL_U_BACKUP]) : u.backup;
+	weight = m->u[WB_CTL_U_WEIGHT] ? mnl_attr_get_u32(m->u[WB_CTL_U_WEIGHT]) : u.weight;
+	uplinks_set_role(bc->d, (unsigned)i, backup, weight);
 	if (m->u[WB_CTL_U_ENABLED])
-		daemon_enable_uplink(bc->d, i, mnl_attr_get_u8(m->u[WB_CTL_U_ENABLED]), loop_now());
+		uplinks_enable(bc->d, (unsigned)i, mnl_attr_get_u8(m->u[WB_CTL_U_ENABLED]), loop_now());
 	log_line(LOG_LVL_NOTICE, bc->conf->name, name, "%s, weight %u, %s (uid %u)", backup ? "backup" : "active",
-		 weight, bc->d->socks[i].disabled ? "disabled" : "enabled", (unsigned)c->peer.uid);
+		 weight, uplinks_slot(bc->d, (unsigned)i)->disabled ? "disabled" : "enabled", (unsigned)c->peer.uid);
 	send_error(c, req, 0, NULL);
 }
 
@@ -319,7 +303,7 @@ static void do_add_uplink(struct ctl_client *c, const struct nlmsghdr *req, cons
 				      m->u[WB_CTL_U_WEIGHT] ? mnl_attr_get_u32(m->u[WB_CTL_U_WEIGHT]) : WB_WEIGHT_DEFAULT, err,
 				      sizeof(err));
 	if (!rc)
-		rc = daemon_add_uplink(bc->d, &up, err, sizeof(err));
+		rc = uplinks_add(bc->d, &up, err, sizeof(err));
 	if (rc) {
 		send_error(c, req, -rc, err);
 		return;
@@ -332,7 +316,7 @@ static void do_del_uplink(struct ctl_client *c, const struct nlmsghdr *req, cons
 {
 	struct bond_ctx *bc = c->srv->bc;
 	const char *name = mnl_attr_get_str(m->u[WB_CTL_U_NAME]);
-	int i = find_uplink(bc->bond, name), rc;
+	int i = wb_bond_find_uplink(bc->bond, name), rc;
 	char err[160];
 
 	if (i < 0) {
@@ -340,13 +324,11 @@ static void do_del_uplink(struct ctl_client *c, const struct nlmsghdr *req, cons
 		send_error(c, req, ENOENT, err);
 		return;
 	}
-	rc = daemon_remove_uplink(bc->d, i, err, sizeof(err));
+	rc = uplinks_remove(bc->d, (unsigned)i, err, sizeof(err));
 	if (rc) {
 		send_error(c, req, -rc, err);
 		return;
 	}
-	c->srv->seen.state[i] = 0;
-	c->srv->seen.endpoint_changes[i] = 0;
 	log_line(LOG_LVL_NOTICE, bc->conf->name, NULL, "uplink %s removed (uid %u)", name, (unsigned)c->peer.uid);
 	send_error(c, req, 0, NULL);
 }
@@ -372,9 +354,7 @@ static void do_monitor(struct ctl_client *c, const struct nlmsghdr *req)
 	}
 	if (log_allowed(&srv->client_log, loop_now()))
 		log_line(LOG_LVL_INFO, srv->bc->conf->name, NULL, "control: a monitor of uid %u listens", (unsigned)c->peer.uid);
-	/* The first monitor: what is now is the record, so it hears of changes, not history. */
-	if (!srv->monitors++)
-		watch_bond(srv, loop_now());
+	srv->monitors++;
 	c->monitor = true;
 	send_error(c, req, 0, NULL);
 }
@@ -746,136 +726,13 @@ void ctl_stop(struct daemon *d)
 
 /* ---- events ---------------------------------------------------------------------------- */
 
-static void emit(struct ctl_server *srv, enum wb_ctl_event ev, const char *uplink, uint64_t count, const char *text)
+void ctl_broadcast(struct ctl_server *srv, const struct nlmsghdr *nlh)
 {
-	char buf[WB_CTL_MSG_MAX];
-	struct nlmsghdr *nlh = NULL;
-	struct nlattr *nest;
-
 	for (int i = 0; i < CTL_MAX_CLIENTS; i++) {
 		struct ctl_client *c = srv->clients[i];
 
-		if (!c || !c->monitor)
-			continue;
-		if (!nlh) {
-			nlh = wb_ctl_msg_start(buf, WB_CTL_CMD_EVENT, 0, 0);
-			mnl_attr_put_strz(nlh, WB_CTL_A_BOND_NAME, srv->bc->conf->name);
-			nest = mnl_attr_nest_start(nlh, WB_CTL_A_EVENT);
-			mnl_attr_put_u32(nlh, WB_CTL_E_TYPE, ev);
-			if (uplink)
-				mnl_attr_put_strz(nlh, WB_CTL_E_UPLINK, uplink);
-			if (count)
-				mnl_attr_put_u64(nlh, WB_CTL_E_COUNT, count);
-			if (text && *text)
-				mnl_attr_put_strz(nlh, WB_CTL_E_TEXT, text);
-			mnl_attr_nest_end(nlh, nest);
-		}
-		if (!send_msg(c, nlh) && !srv->events_dropped++)
+		if (c && c->monitor && !send_msg(c, nlh) && !srv->events_dropped++)
 			log_line(LOG_LVL_WARNING, srv->bc->conf->name, NULL,
 				 "a monitor (uid %u) does not read its events: dropping them", (unsigned)c->peer.uid);
 	}
-}
-
-static void watch_uplink(struct ctl_server *srv, unsigned i, const struct wb_uplink *u)
-{
-	static const enum wb_ctl_event by_state[] = {
-		[WB_UPLINK_DOWN] = WB_CTL_EV_UPLINK_DOWN,
-		[WB_UPLINK_UP] = WB_CTL_EV_UPLINK_UP,
-		[WB_UPLINK_STALE] = WB_CTL_EV_UPLINK_STALE,
-	};
-	char text[WB_ENDPOINT_STRLEN + 16];
-
-	if (u->state != srv->seen.state[i] && u->state != WB_UPLINK_PROBING)
-		emit(srv, by_state[u->state], u->name, 0, wb_uplink_state_name(u->state));
-	srv->seen.state[i] = (uint8_t)u->state;
-	if (u->c.endpoint_changes != srv->seen.endpoint_changes[i]) {
-		char ep[WB_ENDPOINT_STRLEN];
-
-		wb_endpoint_format(ep, &u->endpoint);
-		snprintf(text, sizeof(text), "peer now at %s", ep);
-		emit(srv, WB_CTL_EV_ADDRESS_CHANGE, u->name, u->c.endpoint_changes - srv->seen.endpoint_changes[i], text);
-		srv->seen.endpoint_changes[i] = u->c.endpoint_changes;
-	}
-}
-
-/* Whether only backups carry traffic: no active uplink is usable and a backup is. */
-static bool on_backup(const struct wb_bond *b)
-{
-	bool active = false, backup = false;
-
-	for (unsigned i = 0; i < WB_MAX_UPLINKS; i++) {
-		const struct wb_uplink *u = wb_bond_uplink(b, i);
-
-		if (u && wb_uplink_usable(u)) {
-			active |= !u->backup;
-			backup |= u->backup;
-		}
-	}
-	return backup && !active;
-}
-
-static void watch_bursts(struct ctl_server *srv, const struct wb_bond_counters *c, uint64_t now)
-{
-	struct ctl_seen *s = &srv->seen;
-	char text[64];
-
-	if (now < s->burst_due_ns)
-		return;
-	if (c->opp_reinject_events != s->reinject_events) {
-		snprintf(text, sizeof(text), "%" PRIu64 " packets copied in all", c->opp_reinject);
-		emit(srv, WB_CTL_EV_REINJECTION, NULL, c->opp_reinject_events - s->reinject_events, text);
-	}
-	if (c->penalised != s->penalised)
-		emit(srv, WB_CTL_EV_PENALTY, NULL, c->penalised - s->penalised, NULL);
-	if (c->reorder_skips != s->reorder_skips)
-		emit(srv, WB_CTL_EV_REORDER_SKIP, NULL, c->reorder_skips - s->reorder_skips, NULL);
-	if (c->opp_reinject_events != s->reinject_events || c->penalised != s->penalised ||
-	    c->reorder_skips != s->reorder_skips)
-		s->burst_due_ns = now + NS_PER_SEC;
-	s->reinject_events = c->opp_reinject_events;
-	s->penalised = c->penalised;
-	s->reorder_skips = c->reorder_skips;
-}
-
-/* A restart of the peer is told each time: it is rare, and an operator wants to know. */
-static void watch_peer(struct ctl_server *srv, const struct wb_bond_counters *c)
-{
-	char text[96];
-
-	if (c->peer_restarts != srv->seen.peer_restarts) {
-		snprintf(text, sizeof(text), "the reliable layer started over; %" PRIu64 " packets given up in all",
-			 c->restart_drops);
-		emit(srv, WB_CTL_EV_PEER_RESTART, NULL, c->peer_restarts - srv->seen.peer_restarts, text);
-	}
-	srv->seen.peer_restarts = c->peer_restarts;
-}
-
-static void watch_bond(struct ctl_server *srv, uint64_t now)
-{
-	const struct wb_bond *b = srv->bc->bond;
-	uint64_t born = wb_bond_session_born(b);
-	bool backup = on_backup(b);
-
-	for (unsigned i = 0; i < WB_MAX_UPLINKS; i++) {
-		const struct wb_uplink *u = wb_bond_uplink(b, i);
-
-		if (u)
-			watch_uplink(srv, i, u);
-	}
-	if (born != srv->seen.session_born && born)
-		emit(srv, WB_CTL_EV_HANDSHAKE, NULL, 0, "new session keys");
-	srv->seen.session_born = born;
-	watch_peer(srv, wb_bond_counters(b));
-	if (backup != srv->seen.on_backup)
-		emit(srv, WB_CTL_EV_FAILOVER, NULL, 0, backup ? "to the backup uplinks" : "back to the active uplinks");
-	srv->seen.on_backup = backup;
-	watch_bursts(srv, wb_bond_counters(b), now);
-}
-
-void ctl_watch(struct daemon *d, uint64_t now)
-{
-	/* It runs before every wait of the loop: nothing to do without a listener. */
-	for (int i = 0; i < d->n_bonds; i++)
-		if (d->bonds[i].ctl.bc && d->bonds[i].ctl.monitors)
-			watch_bond(&d->bonds[i].ctl, now);
 }

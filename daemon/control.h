@@ -20,18 +20,22 @@
 #include "log.h"
 #include "loop.h"
 #include "sockfile.h"
+#include "wanbond.h"
 #include "wire.h"
 
 struct bond_ctx;
 struct ctl_client;
+struct nlmsghdr;
 
-/* What the event watch saw last, to report changes. */
-struct ctl_seen {
-	uint8_t state[WB_MAX_UPLINKS];
-	uint64_t endpoint_changes[WB_MAX_UPLINKS];
-	uint64_t session_born, reinject_events, penalised, reorder_skips, peer_restarts;
-	bool on_backup;
-	uint64_t burst_due_ns; /* bursts (reinjection, penalty, skips) are told at most once a second */
+/*
+ * Bursts (reinjections, penalties, reorder skips) are told at most once a
+ * second: what comes meanwhile is held here and told with the next.
+ */
+enum { CTL_BURST_REINJECTION, CTL_BURST_PENALTY, CTL_BURST_REORDER_SKIP, CTL_BURSTS };
+
+struct ctl_bursts {
+	uint64_t pending[CTL_BURSTS];
+	uint64_t due_ns; /* when the next may be told */
 };
 
 struct ctl_server {
@@ -42,7 +46,8 @@ struct ctl_server {
 	/* Counters as they were at the last reset: what is shown is the difference. */
 	struct wb_bond_counters base;
 	struct wb_uplink_counters ubase[WB_MAX_UPLINKS];
-	struct ctl_seen seen;      /* kept up to date only while a monitor listens */
+	uint32_t ubase_generation[WB_MAX_UPLINKS]; /* of the uplink each was taken of: another's starts from 0 */
+	struct ctl_bursts bursts;
 	int monitors;
 	uint64_t events_dropped; /* a monitor that did not read fast enough */
 	/*
@@ -61,7 +66,12 @@ struct daemon;
 int ctl_start(struct daemon *d);
 /* Closes them and removes their files. */
 void ctl_stop(struct daemon *d);
-/* Tells the monitors what changed since the last call (nothing to do without one). */
-void ctl_watch(struct daemon *d, uint64_t now);
+/* Sends a message to every monitor of the bond; one that does not read loses it (counted). */
+void ctl_broadcast(struct ctl_server *srv, const struct nlmsghdr *nlh);
+
+/* ctl_events.c: an event of the library, told to the bond's monitors (daemon.c's ops route it here). */
+void ctl_on_event(struct ctl_server *srv, const struct wb_event *ev, uint64_t now);
+/* Tells the bursts held back whose second is over; when the next is due, UINT64_MAX if none waits. */
+uint64_t ctl_flush_bursts(struct daemon *d, uint64_t now);
 
 #endif

@@ -15,7 +15,6 @@
 
 #include "notify.h"
 #include "tun.h"
-#include "uplink.h"
 
 #define TUN_READS_PER_WAKEUP 64
 /*
@@ -26,21 +25,20 @@
  */
 #define TUN_TXQUEUELEN 1000
 #define SOCK_READS_PER_WAKEUP 4
-#define REOPEN_INTERVAL_NS (5ULL * 1000000000ULL)
 #define DEFAULT_UPLINK_MTU 1500
 #define STATUS_INTERVAL_NS (5ULL * 1000000000ULL)
 
-static uint32_t datagram_slot(const struct daemon *d);
-static int uplink_rule(struct daemon *d, const struct wb_conf_uplink *u, bool add);
 
 /* ---- the library's callbacks ----------------------------------------------- */
 
 static void op_send(void *ctx, unsigned sock, const struct wb_endpoint *to, const uint8_t *data, size_t len)
 {
 	struct daemon *d = ctx;
+	struct sock_ctx *sc = d->cfg.role == WB_ROLE_CLIENT ? (sock < (unsigned)d->n_uplinks ? &d->uplinks[sock].sock : NULL)
+							     : &d->server;
 
-	if ((int)sock < d->n_socks && d->socks[sock].open)
-		udp_queue(&d->socks[sock].udp, to, data, len);
+	if (sc && sc->open)
+		udp_queue(&sc->udp, to, data, len);
 }
 
 static void op_deliver(void *ctx, struct wb_bond *b, const uint8_t *ip, size_t len)
@@ -90,17 +88,28 @@ static uint64_t op_wall_clock(void *ctx)
 	return (uint64_t)real.tv_sec * 1000000000ULL + (uint64_t)real.tv_nsec;
 }
 
+static void op_event(void *ctx, struct wb_bond *b, const struct wb_event *ev)
+{
+	struct bond_ctx *bc = wb_bond_user(b);
+
+	(void)ctx;
+	ctl_on_event(&bc->ctl, ev, loop_now());
+}
+
 static const struct wb_device_ops daemon_ops = {
 	.send = op_send, .deliver = op_deliver, .random = op_random, .log = op_log, .wall_clock = op_wall_clock,
+	.event = op_event,
 };
 
 /* ---- events ------------------------------------------------------------------ */
 
 static void flush_sockets(struct daemon *d)
 {
-	for (int i = 0; i < d->n_socks; i++)
-		if (d->socks[i].udp.tx_n)
-			udp_flush(&d->socks[i].udp);
+	for (int i = 0; i < d->n_uplinks; i++)
+		if (d->uplinks[i].sock.udp.tx_n)
+			udp_flush(&d->uplinks[i].sock.udp);
+	if (d->server.udp.tx_n)
+		udp_flush(&d->server.udp);
 }
 
 static void on_tun(struct loop_fd *f, uint32_t events)
@@ -135,7 +144,7 @@ static void on_socket(struct loop_fd *f, uint32_t events)
 		int rc = udp_recv(&sc->udp, &rx);
 
 		if (rc < 0 && log_allowed(&sc->error_limit, loop_now()))
-			log_line(LOG_LVL_WARNING, NULL, sc->conf ? sc->conf->name : NULL, "receive failed: %s", strerror(-rc));
+			log_line(LOG_LVL_WARNING, NULL, sc->uplink, "receive failed: %s", strerror(-rc));
 		if (rc < 0 || !rx.n)
 			break;
 		now = loop_now();
@@ -168,253 +177,18 @@ static void on_signal(struct loop_fd *f, uint32_t events)
 	}
 }
 
-/* ---- uplink sockets (client) --------------------------------------------------- */
-
-static int open_uplink(struct daemon *d, int i, uint64_t now)
+int daemon_watch_socket(struct daemon *d, struct sock_ctx *sc)
 {
-	struct sock_ctx *sc = &d->socks[i];
-	char what[sizeof(sc->why)];
-	int rc;
-
-	rc = udp_open_uplink(&sc->udp, sc->conf, d->cfg.server.ss_family, what, sizeof(what));
-	if (rc) {
-		/* Say it once per reason, not at every retry. */
-		if (strcmp(what, sc->why))
-			log_line(LOG_LVL_WARNING, d->cfg.name, sc->conf->name, "%s; the uplink stays down until it can open",
-				 what);
-		snprintf(sc->why, sizeof(sc->why), "%s", what);
-		return rc;
-	}
 	sc->udp.lfd.cb = on_socket;
-	rc = loop_add(&d->loop, &sc->udp.lfd, EPOLLIN);
-	if (rc) {
-		udp_close(&sc->udp);
-		return rc;
-	}
-	sc->open = true;
-	sc->why[0] = 0;
-	log_line(LOG_LVL_INFO, d->cfg.name, sc->conf->name, "socket open");
-	wb_bond_set_uplink_available(d->bonds[0].bond, (unsigned)i, !sc->disabled, now);
-	return 0;
+	return loop_add(&d->loop, &sc->udp.lfd, EPOLLIN);
 }
 
-void daemon_enable_uplink(struct daemon *d, int i, bool enabled, uint64_t now)
+void daemon_unwatch_socket(struct daemon *d, struct sock_ctx *sc)
 {
-	struct sock_ctx *sc = &d->socks[i];
-
-	if (d->cfg.role != WB_ROLE_CLIENT || i < 0 || i >= d->n_socks || sc->removed || sc->disabled == !enabled)
-		return;
-	sc->disabled = !enabled;
-	if (sc->open)
-		wb_bond_set_uplink_available(d->bonds[0].bond, (unsigned)i, enabled, now);
-}
-
-/* Takes uplink i out of use at once: its interface went down or its address changed. */
-static void close_uplink(struct daemon *d, int i, const char *why, uint64_t now)
-{
-	struct sock_ctx *sc = &d->socks[i];
-
-	if (!sc->open)
-		return;
 	loop_del(&d->loop, &sc->udp.lfd);
-	udp_close(&sc->udp);
-	sc->open = false;
-	snprintf(sc->why, sizeof(sc->why), "%s", why);
-	wb_bond_set_uplink_available(d->bonds[0].bond, (unsigned)i, false, now);
 }
 
-/*
- * An uplink's interface changed: down or gone, the uplink is out of use at
- * once (the probes would take a second); up, or new, its socket opens and
- * probing brings it back.
- */
-static void on_link_event(void *ctx, const struct rtnl_link_event *ev)
-{
-	struct daemon *d = ctx;
-	uint64_t now = loop_now();
-	char why[96];
-
-	for (int i = 0; i < d->n_socks; i++) {
-		struct sock_ctx *sc = &d->socks[i];
-
-		if (sc->removed || strcmp(sc->conf->interface, ev->ifname))
-			continue;
-		sc->ifindex = ev->removed ? 0 : ev->ifindex;
-		sc->link_down = !ev->up;
-		if ((!ev->up || ev->removed) && sc->open) {
-			snprintf(why, sizeof(why), "interface %s %s", ev->ifname, ev->removed ? "removed" : "down");
-			log_line(LOG_LVL_NOTICE, d->cfg.name, sc->conf->name, "%s: out of use", why);
-			close_uplink(d, i, why, now);
-		} else if (ev->up && !sc->open) {
-			log_line(LOG_LVL_NOTICE, d->cfg.name, sc->conf->name, "interface %s up: opening", ev->ifname);
-			open_uplink(d, i, now);
-		}
-	}
-}
-
-/* An address came or went on an uplink's interface: its socket is bound again, then probed. */
-static void on_addr_event(void *ctx, const struct rtnl_addr_event *ev)
-{
-	struct daemon *d = ctx;
-	uint64_t now = loop_now();
-
-	for (int i = 0; i < d->n_socks; i++) {
-		struct sock_ctx *sc = &d->socks[i];
-
-		/* A link going down drops its IPv6 addresses too: that is the link's event, not a new address. */
-		if (sc->removed || !sc->ifindex || sc->ifindex != ev->ifindex || sc->link_down)
-			continue;
-		log_line(LOG_LVL_NOTICE, d->cfg.name, sc->conf->name, "address %s on %s: binding the socket again",
-			 ev->removed ? "removed" : "added", sc->conf->interface);
-		close_uplink(d, i, "binding again after an address change", now);
-		if (open_uplink(d, i, now))
-			d->next_reopen_ns = now + REOPEN_INTERVAL_NS; /* e.g. its source address went away */
-	}
-}
-
-static const struct rtnl_events_ops event_ops = { .link = on_link_event, .addr = on_addr_event };
-
-/* ---- uplinks added and removed at run time (client) --------------------------------- */
-
-int daemon_add_uplink(struct daemon *d, const struct wb_conf_uplink *up, char *err, size_t errlen)
-{
-	struct wb_uplink_params p = { .backup = up->backup, .weight = (uint16_t)up->weight };
-	uint64_t now = loop_now();
-	struct sock_ctx *sc;
-	uint32_t mtu;
-	int slot, rc;
-
-	if (d->cfg.role != WB_ROLE_CLIENT)
-		return snprintf(err, errlen, "a server learns its uplinks from its clients"), -EPERM;
-	snprintf(p.name, sizeof(p.name), "%s", up->name);
-	slot = wb_bond_add_uplink(d->bonds[0].bond, &p, now);
-	if (slot < 0) {
-		snprintf(err, errlen, slot == -EEXIST   ? "an uplink is named '%s' already"
-				      : slot == -ENOSPC ? "no room for '%s': %d uplinks at most"
-							: "cannot add '%s'",
-			 up->name, WB_MAX_UPLINKS);
-		return slot;
-	}
-	/* Sockets up to this slot: the ones in between were there already (n_socks only grows). */
-	for (; d->n_socks <= slot; d->n_socks++) {
-		d->socks[d->n_socks].d = d;
-		rc = udp_init(&d->socks[d->n_socks].udp, (unsigned)d->n_socks, datagram_slot(d));
-		if (rc) {
-			wb_bond_remove_uplink(d->bonds[0].bond, (unsigned)slot, now);
-			return snprintf(err, errlen, "no memory for its socket"), rc;
-		}
-		d->socks[d->n_socks].removed = true; /* until an uplink takes it */
-	}
-	d->cfg.uplinks[slot] = *up;
-	if (slot >= d->cfg.n_uplinks)
-		d->cfg.n_uplinks = slot + 1;
-	sc = &d->socks[slot];
-	*sc = (struct sock_ctx){ .d = d, .udp = sc->udp, .conf = &d->cfg.uplinks[slot] };
-	if (up->interface[0] && wb_rtnl_link_get(d->rtnl, up->interface, &sc->ifindex, &mtu))
-		sc->ifindex = 0;
-	memset(&d->bonds[0].ctl.ubase[slot], 0, sizeof(d->bonds[0].ctl.ubase[slot]));
-	if (up->table && uplink_rule(d, &d->cfg.uplinks[slot], true))
-		log_line(LOG_LVL_WARNING, d->cfg.name, up->name, "its policy rule could not be added: it goes without");
-	log_line(LOG_LVL_NOTICE, d->cfg.name, up->name, "added at run time%s%s", up->interface[0] ? " on " : "",
-		 up->interface);
-	if (open_uplink(d, slot, now))
-		d->next_reopen_ns = now + REOPEN_INTERVAL_NS; /* its interface may come later */
-	return 0;
-}
-
-int daemon_remove_uplink(struct daemon *d, int i, char *err, size_t errlen)
-{
-	uint64_t now = loop_now();
-	struct sock_ctx *sc;
-
-	if (d->cfg.role != WB_ROLE_CLIENT)
-		return snprintf(err, errlen, "a server's uplinks are its clients'"), -EPERM;
-	if (i < 0 || i >= d->n_socks || d->socks[i].removed)
-		return snprintf(err, errlen, "no such uplink"), -ENOENT;
-	sc = &d->socks[i];
-	log_line(LOG_LVL_NOTICE, d->cfg.name, sc->conf->name, "removed at run time");
-	close_uplink(d, i, "removed", now);
-	wb_bond_remove_uplink(d->bonds[0].bond, (unsigned)i, now);
-	if (sc->conf->table)
-		uplink_rule(d, sc->conf, false);
-	sc->removed = true;
-	sc->ifindex = 0;
-	memset(&d->cfg.uplinks[i], 0, sizeof(d->cfg.uplinks[i]));
-	return 0;
-}
-
-/* Uplink u's policy rule, IPv4 and IPv6: added or removed. 0 or the first error (said). */
-static int uplink_rule(struct daemon *d, const struct wb_conf_uplink *u, bool add)
-{
-	static const int families[] = { AF_INET, AF_INET6 };
-	int rc = 0;
-
-	if (add && (u->fwmark & WB_MWAN3_MARK_MASK))
-		log_line(LOG_LVL_WARNING, d->cfg.name, u->name,
-			 "fwmark 0x%x overlaps mwan3's mark mask 0x%x: with mwan3 on this router, pick a mark outside it",
-			 u->fwmark, WB_MWAN3_MARK_MASK);
-	for (int f = 0; f < 2; f++) {
-		int err = add ? wb_rtnl_rule_add(d->rtnl, families[f], u->fwmark, u->table, u->rule_priority)
-			      : wb_rtnl_rule_del(d->rtnl, families[f], u->fwmark, u->table, u->rule_priority);
-
-		if (err && add && !rc) {
-			log_line(LOG_LVL_ERR, d->cfg.name, u->name, "policy rule fwmark 0x%x table %u priority %u: %s%s%s",
-				 u->fwmark, u->table, u->rule_priority, strerror(-err), *wb_rtnl_error(d->rtnl) ? ": " : "",
-				 wb_rtnl_error(d->rtnl));
-			rc = err;
-		}
-	}
-	if (add && !rc)
-		log_line(LOG_LVL_INFO, d->cfg.name, u->name, "policy rule: fwmark 0x%x lookup %u, priority %u", u->fwmark,
-			 u->table, u->rule_priority);
-	return rc;
-}
-
-/* The policy rules the configuration asks for: added at start, removed at exit. */
-static int policy_rules(struct daemon *d, bool add)
-{
-	int rc = 0;
-
-	for (int i = 0; i < d->cfg.n_uplinks; i++)
-		if (d->cfg.uplinks[i].table) {
-			int err = uplink_rule(d, &d->cfg.uplinks[i], add);
-
-			rc = rc ? rc : err;
-		}
-	return rc;
-}
-
-/* Client: the uplinks' interfaces followed from now on; their indexes known from the start. */
-static int follow_interfaces(struct daemon *d)
-{
-	int rc;
-
-	for (int i = 0; i < d->n_socks; i++) {
-		uint32_t mtu;
-
-		if (d->socks[i].conf->interface[0] &&
-		    wb_rtnl_link_get(d->rtnl, d->socks[i].conf->interface, &d->socks[i].ifindex, &mtu))
-			d->socks[i].ifindex = 0; /* not there yet: its link event will tell */
-	}
-	rc = rtnl_events_open(&d->events, &event_ops, d);
-	if (!rc)
-		rc = loop_add(&d->loop, &d->events.lfd, EPOLLIN);
-	if (rc)
-		log_line(LOG_LVL_ERR, d->cfg.name, NULL, "cannot follow the interfaces (rtnetlink): %s", strerror(-rc));
-	return rc;
-}
-
-/* Uplinks whose interface or address was missing get another chance now and then. */
-static void reopen_uplinks(struct daemon *d, uint64_t now)
-{
-	if (d->cfg.role != WB_ROLE_CLIENT || now < d->next_reopen_ns)
-		return;
-	d->next_reopen_ns = UINT64_MAX;
-	for (int i = 0; i < d->n_socks; i++) {
-		if (!d->socks[i].open && !d->socks[i].link_down && !d->socks[i].removed && open_uplink(d, i, now))
-			d->next_reopen_ns = now + REOPEN_INTERVAL_NS;
-	}
-}
+/* ---- the service manager ------------------------------------------------------ */
 
 /* The STATUS= line: uplinks in use and the bond's throughput over the last interval. */
 static void send_status(struct daemon *d, uint64_t now)
@@ -429,10 +203,12 @@ static void send_status(struct daemon *d, uint64_t now)
 		tx += c->tun_rx_bytes;
 		rx += c->tun_tx_bytes;
 		for (unsigned k = 0; k < WB_MAX_UPLINKS; k++) {
-			const struct wb_uplink *u = wb_bond_uplink(d->bonds[i].bond, k);
+			struct wb_uplink_status u;
 
-			all += u != NULL;
-			up += u && wb_uplink_usable(u);
+			if (wb_bond_uplink_status(d->bonds[i].bond, k, &u)) {
+				all++;
+				up += u.usable;
+			}
 		}
 	}
 	/* A failed reload leads every status until a reload succeeds: "" when none failed. */
@@ -465,12 +241,13 @@ static uint32_t auto_mtu(struct daemon *d, int family)
 {
 	uint32_t smallest = DEFAULT_UPLINK_MTU;
 
-	for (int i = 0; i < d->cfg.n_uplinks; i++) {
+	for (unsigned i = 0; i < WB_MAX_UPLINKS; i++) {
+		const struct uplink_slot *s = uplinks_slot(d, i);
 		uint32_t mtu;
 		int ifindex;
 
-		if (d->cfg.uplinks[i].interface[0] &&
-		    !wb_rtnl_link_get(d->rtnl, d->cfg.uplinks[i].interface, &ifindex, &mtu) && mtu < smallest)
+		if (s && s->conf->interface[0] && !wb_rtnl_link_get(d->rtnl, s->conf->interface, &ifindex, &mtu) &&
+		    mtu < smallest)
 			smallest = mtu;
 	}
 	return smallest - (family == 4 ? WB_TUNNEL_OVERHEAD_IPV4 : WB_TUNNEL_OVERHEAD);
@@ -509,11 +286,11 @@ static uint32_t family_mtu(struct daemon *d, const struct bond_ctx *bc, const ch
 		return auto_mtu(d, d->cfg.server.ss_family == AF_INET ? 4 : 6);
 	}
 	for (unsigned i = 0; i < WB_MAX_UPLINKS; i++) {
-		const struct wb_uplink *u = wb_bond_uplink(bc->bond, i);
+		struct wb_uplink_status u;
 
-		if (u && u->available) {
-			v4 |= u->endpoint.family == 4;
-			v6 |= u->endpoint.family == 6;
+		if (wb_bond_uplink_status(bc->bond, i, &u) && u.available) {
+			v4 |= u.endpoint.family == 4;
+			v6 |= u.endpoint.family == 6;
 		}
 	}
 	*why = v4 && !v6 ? "the peer's uplinks are all IPv4" : "the peer's uplinks are not all IPv4";
@@ -571,17 +348,18 @@ static void fit_mtus(struct daemon *d, uint64_t now)
 static uint64_t prepare(struct loop *l)
 {
 	struct daemon *d = container_of(l, struct daemon, loop);
-	uint64_t now = loop_now(), due, sm;
+	uint64_t now = loop_now(), due, sm, bursts;
 
-	reopen_uplinks(d, now);
+	uplinks_reopen(d, now);
 	if (wb_device_next_deadline(d->dev) <= now)
 		wb_device_tick(d->dev, now);
 	flush_sockets(d);
-	ctl_watch(d, now);
+	bursts = ctl_flush_bursts(d, now);
 	fit_mtus(d, now);
 	sm = service_manager(d, now);
 	due = wb_device_next_deadline(d->dev);
 	due = due < d->next_reopen_ns ? due : d->next_reopen_ns;
+	due = due < bursts ? due : bursts;
 	return due < sm ? due : sm;
 }
 
@@ -780,8 +558,7 @@ static int start_bond(struct daemon *d, int i)
 	return rc;
 }
 
-/* Datagrams are at most the largest inner MTU plus the tunnel's bytes. */
-static uint32_t datagram_slot(const struct daemon *d)
+uint32_t daemon_datagram_size(const struct daemon *d)
 {
 	uint32_t largest = DEFAULT_UPLINK_MTU;
 
@@ -791,32 +568,23 @@ static uint32_t datagram_slot(const struct daemon *d)
 	return largest + WB_TUNNEL_OVERHEAD + 64;
 }
 
-static int start_sockets(struct daemon *d)
+/* The server's one socket; a client's are its uplinks'. */
+static int start_server_socket(struct daemon *d)
 {
-	uint32_t slot = datagram_slot(d);
+	struct sock_ctx *sc = &d->server;
 	int rc;
 
-	d->n_socks = d->cfg.role == WB_ROLE_CLIENT ? d->cfg.n_uplinks : 1;
-	for (int i = 0; i < d->n_socks; i++) {
-		d->socks[i].d = d;
-		d->socks[i].conf = d->cfg.role == WB_ROLE_CLIENT ? &d->cfg.uplinks[i] : NULL;
-		rc = udp_init(&d->socks[i].udp, (unsigned)i, slot);
-		if (rc)
-			return rc;
-	}
-	if (d->cfg.role == WB_ROLE_CLIENT) {
-		d->next_reopen_ns = 0; /* opened by the first pass of the loop, bond in place */
-		return 0;
-	}
-	rc = udp_open_server(&d->socks[0].udp, &d->cfg.listen, d->socks[0].why, sizeof(d->socks[0].why));
+	sc->d = d;
+	rc = udp_init(&sc->udp, 0, daemon_datagram_size(d));
+	if (!rc)
+		rc = udp_open_server(&sc->udp, &d->cfg.listen, sc->why, sizeof(sc->why));
 	if (rc) {
-		log_line(LOG_LVL_ERR, d->cfg.name, NULL, "%s", d->socks[0].why);
+		log_line(LOG_LVL_ERR, d->cfg.name, NULL, "%s", sc->why[0] ? sc->why : strerror(-rc));
 		return rc;
 	}
-	d->socks[0].udp.lfd.cb = on_socket;
-	d->socks[0].open = true;
+	sc->open = true;
 	d->next_reopen_ns = UINT64_MAX;
-	return loop_add(&d->loop, &d->socks[0].udp.lfd, EPOLLIN);
+	return daemon_watch_socket(d, sc);
 }
 
 int daemon_start(struct daemon *d)
@@ -825,6 +593,7 @@ int daemon_start(struct daemon *d)
 	int rc;
 
 	d->started_ns = loop_now();
+	d->server = (struct sock_ctx){ .d = d, .udp.lfd.fd = -1 };
 	rc = loop_init(&d->loop, signals);
 	if (!rc) {
 		d->loop.signals.cb = on_signal;
@@ -840,18 +609,14 @@ int daemon_start(struct daemon *d)
 		return rc;
 	}
 	rc = create_device(d);
-	if (!rc)
-		rc = start_sockets(d);
+	if (!rc && d->cfg.role == WB_ROLE_SERVER)
+		rc = start_server_socket(d);
 	for (int i = 0; !rc && i < d->cfg.n_peers; i++) {
 		rc = start_bond(d, i);
 		d->n_bonds = i + 1;
 	}
 	if (!rc && d->cfg.role == WB_ROLE_CLIENT)
-		rc = follow_interfaces(d);
-	if (!rc && d->cfg.role == WB_ROLE_CLIENT) {
-		rc = policy_rules(d, true);
-		d->rules_added = true; /* even in part: the removal skips what is not there */
-	}
+		rc = uplinks_start(d);
 	if (!rc)
 		rc = ctl_start(d);
 	d->watchdog_ns = notify_init();
@@ -863,80 +628,6 @@ int daemon_start(struct daemon *d)
 }
 
 /* ---- reloading (SIGHUP) ------------------------------------------------------------ */
-
-static const struct wb_conf_uplink *conf_uplink(const struct wb_config *c, const char *name)
-{
-	for (int i = 0; i < c->n_uplinks; i++)
-		if (!strcmp(c->uplinks[i].name, name))
-			return &c->uplinks[i];
-	return NULL;
-}
-
-static bool same_binding(const struct wb_conf_uplink *a, const struct wb_conf_uplink *b)
-{
-	return !strcmp(a->interface, b->interface) && !memcmp(&a->source, &b->source, sizeof(a->source)) &&
-	       a->fwmark == b->fwmark && a->table == b->table && a->rule_priority == b->rule_priority;
-}
-
-/* A reload's change of one uplink, as the CLI's would be; false (and said why) if it failed. */
-static bool reload_add(struct daemon *d, const struct wb_conf_uplink *up)
-{
-	char err[160];
-
-	if (!daemon_add_uplink(d, up, err, sizeof(err)))
-		return true;
-	log_line(LOG_LVL_ERR, d->cfg.name, up->name, "reload: cannot add it: %s", err);
-	return false;
-}
-
-static bool reload_remove(struct daemon *d, int i)
-{
-	char err[160];
-
-	if (!daemon_remove_uplink(d, i, err, sizeof(err)))
-		return true;
-	log_line(LOG_LVL_ERR, d->cfg.name, d->cfg.uplinks[i].name, "reload: cannot remove it: %s", err);
-	return false;
-}
-
-/*
- * Uplinks: one gone from the file is removed, a new one added, one bound
- * otherwise (interface, source, mark, rule) removed and added again; a role
- * or weight changes in place. The others, and the tunnel, are untouched.
- * Returns how many changes failed.
- */
-static int reload_uplinks(struct daemon *d, const struct wb_config *next)
-{
-	int failed = 0;
-
-	for (int i = 0; i < d->cfg.n_uplinks; i++) {
-		struct wb_conf_uplink *cur = &d->cfg.uplinks[i];
-		const struct wb_conf_uplink *nu = conf_uplink(next, cur->name);
-
-		if (!cur->name[0])
-			continue; /* a free slot */
-		if (!nu || !same_binding(nu, cur)) {
-			log_line(LOG_LVL_NOTICE, d->cfg.name, cur->name, "reload: %s", nu ? "bound otherwise: again" : "removed");
-			failed += !reload_remove(d, i);
-			if (nu)
-				failed += !reload_add(d, nu);
-			continue;
-		}
-		if (nu->backup != cur->backup || nu->weight != cur->weight) {
-			cur->backup = nu->backup;
-			cur->weight = nu->weight;
-			wb_bond_set_uplink_role(d->bonds[0].bond, (unsigned)i, cur->backup, (uint16_t)cur->weight);
-			log_line(LOG_LVL_NOTICE, d->cfg.name, cur->name, "reload: %s, weight %u", cur->backup ? "backup" : "active",
-				 cur->weight);
-		}
-	}
-	for (int i = 0; i < next->n_uplinks; i++)
-		if (!conf_uplink(&d->cfg, next->uplinks[i].name)) {
-			log_line(LOG_LVL_NOTICE, d->cfg.name, next->uplinks[i].name, "reload: new");
-			failed += !reload_add(d, &next->uplinks[i]);
-		}
-	return failed;
-}
 
 static void reload_scheduler(struct daemon *d, const struct wb_config *next)
 {
@@ -1030,7 +721,7 @@ void daemon_reload(struct daemon *d)
 		pending = reload_needs_restart(d, &next);
 		reload_scheduler(d, &next);
 		if (d->cfg.role == WB_ROLE_CLIENT)
-			pending += reload_uplinks(d, &next);
+			pending += uplinks_reload(d, &next);
 		log_line(pending ? LOG_LVL_WARNING : LOG_LVL_NOTICE, d->cfg.name, NULL, "reloaded %s%s", d->cfg.path,
 			 pending ? "; some changes are not applied (see above)" : "");
 		d->reload_error[0] = 0;
@@ -1074,21 +765,15 @@ void daemon_stop(struct daemon *d)
 
 	notify_stopping();
 	ctl_stop(d);
-	if (d->rules_added)
-		policy_rules(d, false);
 	for (int i = 0; i < d->n_bonds; i++)
 		if (d->bonds[i].bond)
 			wb_bond_close(d->bonds[i].bond, now);
 	flush_sockets(d);
 	for (int i = d->n_bonds - 1; i >= 0; i--)
 		stop_bond(d, &d->bonds[i]);
-	for (int i = d->n_socks - 1; i >= 0; i--)
-		udp_free(&d->socks[i].udp);
+	uplinks_stop(d);
+	udp_free(&d->server.udp);
 	wb_device_free(d->dev);
-	if (d->events.nl) {
-		loop_del(&d->loop, &d->events.lfd);
-		rtnl_events_close(&d->events);
-	}
 	if (d->rtnl)
 		wb_rtnl_close(d->rtnl);
 	loop_close(&d->loop);

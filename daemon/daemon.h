@@ -18,6 +18,7 @@
 #include "rtnl.h"
 #include "rtnl_events.h"
 #include "udp.h"
+#include "uplinks.h"
 #include "wanbond.h"
 
 /* A bond's side in the daemon: its TUN device. */
@@ -40,31 +41,17 @@ struct bond_ctx {
 	struct ctl_server ctl;
 };
 
-/* A socket: a client uplink's, or the server's one. */
-struct sock_ctx {
-	struct daemon *d;
-	struct udp_sock udp;
-	const struct wb_conf_uplink *conf; /* NULL on a server */
-	bool open;
-	bool disabled;                     /* by the operator: kept out of use */
-	int ifindex;                       /* of its interface, 0 if unknown or none */
-	bool link_down;                    /* its interface is down or gone (rtnetlink says) */
-	bool removed;                      /* removed at run time: the slot waits for the next uplink */
-	char why[128];                     /* why it is not open */
-	struct log_limit error_limit;
-};
-
 struct daemon {
 	struct wb_config cfg;
 	struct loop loop;
 	struct wb_device *dev;
 	struct wb_rtnl *rtnl;
 	struct rtnl_events events; /* client: the uplinks' interfaces followed */
-	bool rules_added;          /* client: the policy rules, removed at exit */
 	struct bond_ctx bonds[WB_MAX_PEERS];
 	int n_bonds;
-	struct sock_ctx socks[WB_MAX_UPLINKS];
-	int n_socks;
+	struct uplink_slot uplinks[WB_MAX_UPLINKS]; /* client (uplinks.h) */
+	int n_uplinks;                              /* slots with socket buffers, free ones too */
+	struct sock_ctx server;                     /* server: its one socket */
 	uint64_t next_reopen_ns; /* client: when to try again to open missing uplink sockets */
 	uint64_t next_mtu_check_ns; /* server: when to fit the TUN MTUs to the peers' outer family again */
 	uint64_t started_ns;
@@ -85,19 +72,14 @@ int daemon_run(struct daemon *d);
 /* Tears down in reverse: tells peers, removes routes, closes devices and sockets. */
 void daemon_stop(struct daemon *d);
 
-/*
- * Client, at run time: adds an uplink (its slot is its socket number; the
- * socket opens at once or when its interface appears), or removes one.
- * 0 or -errno, with what is wrong in err.
- */
-int daemon_add_uplink(struct daemon *d, const struct wb_conf_uplink *up, char *err, size_t errlen);
-int daemon_remove_uplink(struct daemon *d, int i, char *err, size_t errlen);
+/* A socket's datagrams go to the device from now on (loop_add), or no more. */
+int daemon_watch_socket(struct daemon *d, struct sock_ctx *sc);
+void daemon_unwatch_socket(struct daemon *d, struct sock_ctx *sc);
+/* The largest datagram a socket's buffers take: the largest inner MTU and the tunnel's bytes. */
+uint32_t daemon_datagram_size(const struct daemon *d);
 
 /* SIGHUP: reads the file again and applies what can change while running. */
 void daemon_reload(struct daemon *d);
-
-/* Client: the operator takes uplink i out of use (enabled false) or gives it back. */
-void daemon_enable_uplink(struct daemon *d, int i, bool enabled, uint64_t now);
 
 /* status.c: every counter in the log (SIGUSR1). */
 void status_log(const struct daemon *d);

@@ -48,11 +48,6 @@ void log_set_level(int level)
 	max_level = level;
 }
 
-int log_get_level(void)
-{
-	return max_level;
-}
-
 /*
  * Every line is escaped whole (escape.h): its text may hold what a peer sent
  * or a file said, and a newline or a terminal's escape sequence in it must

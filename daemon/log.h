@@ -24,7 +24,6 @@ void log_set_sink(enum log_sink to);
 
 /* Lines above this level are not written (default: info). */
 void log_set_level(int level);
-int log_get_level(void);
 
 void log_line(int level, const char *bond, const char *uplink, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

@@ -156,6 +156,7 @@ void wb_bond_uplink_transition(struct wb_bond *b, struct wb_uplink *u, enum wb_u
 		return;
 	u->state = to;
 	u->state_since_ns = now;
+	snprintf(u->state_why, sizeof(u->state_why), "%s", why);
 	if (to == WB_UPLINK_DOWN || to == WB_UPLINK_STALE) {
 		u->answers_in_row = 0;
 		wb_pmtu_forget_losses(&u->pmtu); /* what silence lost says nothing of size */
@@ -184,6 +185,9 @@ void wb_bond_uplink_transition(struct wb_bond *b, struct wb_uplink *u, enum wb_u
 	wb_device_timers_changed(b->dev);
 	wb_bond_log(b, to == WB_UPLINK_UP || to == WB_UPLINK_DOWN ? WB_LOG_NOTICE : WB_LOG_INFO, u, "%s -> %s (%s)",
 		    wb_uplink_state_name(from), wb_uplink_state_name(to), why);
+	wb_bond_event(b, &(struct wb_event){ .type = WB_EVENT_UPLINK_STATE, .uplink = u->name, .from = from, .to = to,
+					     .text = why });
+	wb_bond_check_failover(b);
 }
 
 /*
@@ -254,6 +258,7 @@ static void on_uplink_info(struct wb_bond *b, struct wb_uplink *u, const struct 
 	snprintf(u->name, sizeof(u->name), "%s", info->name);
 	u->backup = info->flags & WB_UPLINK_BACKUP;
 	u->weight = info->weight ? info->weight : 1;
+	wb_bond_check_failover(b);
 }
 
 /*
@@ -279,9 +284,15 @@ static struct wb_uplink *uplink_for_rx(struct wb_bond *b, uint8_t id, const stru
 	if (!u->available || !wb_endpoint_equal(&u->endpoint, from)) {
 		wb_endpoint_format(was, &u->endpoint);
 		wb_endpoint_format(is, from);
-		if (u->available)
-			u->c.endpoint_changes++;
 		wb_bond_log(b, WB_LOG_INFO, u, "endpoint %s -> %s", was, is);
+		if (u->available) {
+			char text[WB_ENDPOINT_STRLEN + 16];
+
+			u->c.endpoint_changes++;
+			snprintf(text, sizeof(text), "peer now at %s", is);
+			wb_bond_event(b, &(struct wb_event){ .type = WB_EVENT_ADDRESS_CHANGE, .uplink = u->name,
+							     .count = 1, .text = text });
+		}
 		if (u->available && u->state == WB_UPLINK_UP)
 			wb_pmtu_restart(&u->pmtu, now); /* another path, perhaps */
 		u->endpoint = *from;
@@ -653,19 +664,40 @@ static uint64_t quiet_since(const struct wb_uplink *u)
 	return u->last_answer_ns > u->available_since_ns ? u->last_answer_ns : u->available_since_ns;
 }
 
-static void tick_liveness(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
+/*
+ * When silence takes the uplink a step down (up to stale, stale or probing
+ * to down), UINT64_MAX in a state silence does not change: the one place
+ * that says it, for the tick that acts and the deadline that wakes it.
+ */
+static uint64_t silence_step_due(const struct wb_bond *b, const struct wb_uplink *u, enum wb_uplink_state *to)
 {
 	const struct wb_timers *t = &b->dev->p.timers;
-	uint64_t quiet = now > quiet_since(u) ? now - quiet_since(u) : 0;
+
+	switch (u->state) {
+	case WB_UPLINK_UP:
+		*to = WB_UPLINK_STALE;
+		return quiet_since(u) + wb_uplink_stale_after(u, t->probe_interval_ns) + 1;
+	case WB_UPLINK_STALE:
+	case WB_UPLINK_PROBING:
+		*to = WB_UPLINK_DOWN;
+		return quiet_since(u) + t->uplink_timeout_ns + 1;
+	case WB_UPLINK_DOWN:
+		break;
+	}
+	return UINT64_MAX;
+}
+
+static void tick_liveness(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
+{
+	enum wb_uplink_state to;
 	char why[64];
 
 	if (b->current && now >= u->next_probe_ns)
 		wb_bond_send_probe(b, u, now);
-	snprintf(why, sizeof(why), "no answer for %llu ms", (unsigned long long)(quiet / 1000000));
-	if (u->state == WB_UPLINK_UP && quiet > wb_uplink_stale_after(u, t->probe_interval_ns))
-		wb_bond_uplink_transition(b, u, WB_UPLINK_STALE, now, why);
-	else if ((u->state == WB_UPLINK_STALE || u->state == WB_UPLINK_PROBING) && quiet > t->uplink_timeout_ns)
-		wb_bond_uplink_transition(b, u, WB_UPLINK_DOWN, now, why);
+	if (now < silence_step_due(b, u, &to))
+		return;
+	snprintf(why, sizeof(why), "no answer for %llu ms", (unsigned long long)((now - quiet_since(u)) / 1000000));
+	wb_bond_uplink_transition(b, u, to, now, why);
 }
 
 /* How long a path MTU probe's answer may take: a probe timeout, and never under 100 ms (1 s before an RTT is known). */
@@ -732,10 +764,13 @@ void wb_bond_tick(struct wb_bond *b, uint64_t now)
 			tick_uplink(b, &b->uplinks[i], now);
 	wb_reorder_skip_due(&b->rcv, now, wb_bond_hold_ns(b), &b->pool, deliver_ip, b);
 	if (b->rcv.skipped != b->c.reorder_skips) {
+		uint64_t skipped = b->rcv.skipped - b->c.reorder_skips;
+
 		wb_bond_log(b, WB_LOG_INFO, NULL, "gave up %llu missing packets after %llu ms, at DSN %llu",
-			    (unsigned long long)(b->rcv.skipped - b->c.reorder_skips),
-			    (unsigned long long)(wb_bond_hold_ns(b) / 1000000), (unsigned long long)b->rcv.nxt);
+			    (unsigned long long)skipped, (unsigned long long)(wb_bond_hold_ns(b) / 1000000),
+			    (unsigned long long)b->rcv.nxt);
 		b->c.reorder_skips = b->rcv.skipped;
+		wb_bond_event(b, &(struct wb_event){ .type = WB_EVENT_REORDER_SKIP, .count = skipped });
 		b->bond_ack_pending = true;
 	}
 	if (now >= bond_rto_deadline(b))
@@ -752,14 +787,10 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
 
 static uint64_t uplink_deadline(const struct wb_bond *b, const struct wb_uplink *u)
 {
-	const struct wb_timers *t = &b->dev->p.timers;
-	uint64_t since = quiet_since(u);
+	enum wb_uplink_state to;
 	uint64_t due = b->current ? u->next_probe_ns : UINT64_MAX;
 
-	if (u->state == WB_UPLINK_UP)
-		due = min_u64(due, since + wb_uplink_stale_after(u, t->probe_interval_ns) + 1);
-	else if (u->state == WB_UPLINK_STALE || u->state == WB_UPLINK_PROBING)
-		due = min_u64(due, since + t->uplink_timeout_ns + 1);
+	due = min_u64(due, silence_step_due(b, u, &to));
 	due = min_u64(due, wb_recovery_deadline(u->rec, &u->rtt));
 	if (b->current && u->state == WB_UPLINK_UP)
 		due = min_u64(due, wb_pmtu_deadline(&u->pmtu));
@@ -803,12 +834,13 @@ void wb_bond_session_started(struct wb_bond *b, uint64_t now, int hint_uplink)
 void wb_bond_session_ended(struct wb_bond *b, uint64_t now, const char *why)
 {
 	wb_bond_log(b, WB_LOG_NOTICE, NULL, "no session: %s", why);
+	wb_bond_event(b, &(struct wb_event){ .type = WB_EVENT_SESSION_ENDED, .text = why });
 	for (int i = 0; i < WB_MAX_UPLINKS; i++)
 		if (b->uplinks[i].exists)
 			wb_bond_uplink_transition(b, &b->uplinks[i], WB_UPLINK_DOWN, now, why);
 }
 
-void wb_bond_set_uplink_available(struct wb_bond *b, unsigned i, bool available, uint64_t now)
+void wb_bond_set_uplink_available(struct wb_bond *b, unsigned i, bool available, uint64_t now, const char *why)
 {
 	struct wb_uplink *u = i < WB_MAX_UPLINKS ? &b->uplinks[i] : NULL;
 
@@ -816,7 +848,7 @@ void wb_bond_set_uplink_available(struct wb_bond *b, unsigned i, bool available,
 		return;
 	u->available = available;
 	if (!available) {
-		wb_bond_uplink_transition(b, u, WB_UPLINK_DOWN, now, "no usable socket");
+		wb_bond_uplink_transition(b, u, WB_UPLINK_DOWN, now, why ? why : "no usable socket");
 	} else {
 		u->available_since_ns = now;
 		u->next_probe_ns = now;
@@ -824,23 +856,16 @@ void wb_bond_set_uplink_available(struct wb_bond *b, unsigned i, bool available,
 	wb_device_timers_changed(b->dev);
 }
 
-static int uplink_by_name(const struct wb_bond *b, const char *name)
-{
-	for (int i = 0; i < WB_MAX_UPLINKS; i++)
-		if (b->uplinks[i].exists && !strcmp(b->uplinks[i].name, name))
-			return i;
-	return -1;
-}
-
 int wb_bond_add_uplink(struct wb_bond *b, const struct wb_uplink_params *p, uint64_t now)
 {
 	struct wb_uplink *u = NULL;
 	uint64_t tx_pn;
+	uint32_t generation;
 	int i;
 
 	if (b->dev->p.server)
 		return -EPERM;
-	if (!p->name[0] || uplink_by_name(b, p->name) >= 0)
+	if (!p->name[0] || wb_bond_find_uplink(b, p->name) >= 0)
 		return -EEXIST;
 	for (i = 0; i < WB_MAX_UPLINKS && !u; i++)
 		if (!b->uplinks[i].exists)
@@ -849,8 +874,10 @@ int wb_bond_add_uplink(struct wb_bond *b, const struct wb_uplink_params *p, uint
 		return -ENOSPC;
 	/* A slot used before keeps its packet number: under the same keys a nonce never repeats. */
 	tx_pn = u->tx_pn;
+	generation = u->generation;
 	memset(u, 0, sizeof(*u));
 	u->tx_pn = tx_pn;
+	u->generation = generation + 1;
 	u->exists = true;
 	u->id = (uint8_t)(u - b->uplinks);
 	snprintf(u->name, sizeof(u->name), "%s", p->name);
@@ -869,13 +896,14 @@ int wb_bond_remove_uplink(struct wb_bond *b, unsigned i, uint64_t now)
 {
 	struct wb_uplink *u = i < WB_MAX_UPLINKS ? &b->uplinks[i] : NULL;
 	uint64_t tx_pn;
+	uint32_t generation;
 
 	if (!u || !u->exists)
 		return -ENOENT;
 	if (b->dev->p.server)
 		return -EPERM;
 	/* Down first: what it carries is declared lost and goes out again on the others. */
-	wb_bond_set_uplink_available(b, i, false, now);
+	wb_bond_set_uplink_available(b, i, false, now, "removed");
 	wb_bond_uplink_transition(b, u, WB_UPLINK_DOWN, now, "removed");
 	for (uint64_t d = b->snd.una; d < b->snd.nxt; d++) {
 		struct wb_sndbuf_entry *e = wb_sndbuf_get(&b->snd, d);
@@ -889,8 +917,10 @@ int wb_bond_remove_uplink(struct wb_bond *b, unsigned i, uint64_t now)
 	wb_recovery_free(u->rec);
 	free(u->rec);
 	tx_pn = u->tx_pn;
+	generation = u->generation;
 	memset(u, 0, sizeof(*u));
 	u->tx_pn = tx_pn;
+	u->generation = generation;
 	wb_device_timers_changed(b->dev);
 	return 0;
 }
@@ -907,6 +937,7 @@ int wb_bond_set_uplink_role(struct wb_bond *b, unsigned i, bool backup, uint16_t
 		return -EINVAL;
 	u->backup = backup;
 	u->weight = weight;
+	wb_bond_check_failover(b);
 	return 0;
 }
 
@@ -923,11 +954,6 @@ void wb_bond_close(struct wb_bond *b, uint64_t now)
 void *wb_bond_user(const struct wb_bond *b)
 {
 	return b->user;
-}
-
-const char *wb_bond_name(const struct wb_bond *b)
-{
-	return b->name;
 }
 
 const struct wb_bond_counters *wb_bond_counters(const struct wb_bond *b)

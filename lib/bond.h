@@ -62,6 +62,7 @@ struct wb_bond {
 	int n_allowed;
 	struct wb_ip_prefix allowed[WB_MAX_ALLOWED];
 	struct wb_uplink uplinks[WB_MAX_UPLINKS];
+	bool on_backup; /* as last told (WB_EVENT_FAILOVER) */
 
 	/* The reliable layer: sending side, then receiving side. */
 	struct wb_bond_tuning tuning;
@@ -106,6 +107,15 @@ void wb_bond_uplink_transition(struct wb_bond *b, struct wb_uplink *u, enum wb_u
 			       const char *why);
 void wb_bond_log(const struct wb_bond *b, enum wb_log_level level, const struct wb_uplink *u, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* The uplink in slot i, NULL if none is there (the library's and its tests' view; others get wb_bond_uplink_status). */
+const struct wb_uplink *wb_bond_uplink(const struct wb_bond *b, unsigned i);
+/* Whether only backups carry traffic: no active uplink is usable, and a backup is. */
+bool wb_bond_on_backup(const struct wb_bond *b);
+
+/* bond_event.c: tells the caller (its ops' event), if it listens. */
+void wb_bond_event(struct wb_bond *b, const struct wb_event *ev);
+/* After a change of which uplinks are usable or backups: a failover is told once. */
+void wb_bond_check_failover(struct wb_bond *b);
 /* After acks or losses on u: a path MTU black hole? Then its size is lowered and a search begins. */
 void wb_bond_check_black_hole(struct wb_bond *b, struct wb_uplink *u, uint64_t now);
 /* How long the receiver waits for a gap: from the tuning, or from the uplinks' RTTs. */

@@ -60,4 +60,6 @@ void wb_bond_peer_restarted(struct wb_bond *b, uint64_t now)
 	wb_bond_log(b, WB_LOG_NOTICE, NULL,
 		    "the peer restarted: the reliable layer starts over (%llu packets unacknowledged and %u held given up)",
 		    (unsigned long long)unacked, held);
+	wb_bond_event(b, &(struct wb_event){ .type = WB_EVENT_PEER_RESTART, .count = unacked + held,
+					     .text = "the reliable layer started over" });
 }

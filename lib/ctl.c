@@ -123,6 +123,7 @@ static const char *const event_names[WB_CTL_EV_COUNT] = {
 	[WB_CTL_EV_PENALTY] = "penalty",
 	[WB_CTL_EV_REORDER_SKIP] = "reorder-skip",
 	[WB_CTL_EV_PEER_RESTART] = "peer-restart",
+	[WB_CTL_EV_SESSION_ENDED] = "session-ended",
 };
 
 const char *wb_ctl_cmd_name(unsigned cmd)

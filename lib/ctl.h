@@ -118,6 +118,7 @@ enum wb_ctl_event {
 	WB_CTL_EV_PENALTY,        /* a burst of penalties */
 	WB_CTL_EV_REORDER_SKIP,   /* DSNs given up by the reorder buffer */
 	WB_CTL_EV_PEER_RESTART,   /* the peer restarted: the reliable layer started over */
+	WB_CTL_EV_SESSION_ENDED,  /* the session expired or the peer closed it */
 	WB_CTL_EV_COUNT
 };
 

@@ -321,10 +321,11 @@ void wb_handshake_on_initiation(struct wb_device *d, uint64_t now, const struct 
  * starts over as the peer's has (bond_restart.c). A rekey between two
  * running daemons keeps the same incarnations, and everything with them.
  */
-static void session_in_use(struct wb_bond *b, uint64_t now)
+static void session_in_use(struct wb_bond *b, uint64_t now, bool rekey)
 {
 	uint64_t incarnation = b->current->peer_incarnation;
 
+	wb_bond_event(b, &(struct wb_event){ .type = WB_EVENT_SESSION, .count = rekey });
 	if (b->peer_incarnation && incarnation != b->peer_incarnation) {
 		free_session(b, &b->previous);
 		wb_bond_peer_restarted(b, now);
@@ -345,7 +346,7 @@ void wb_handshake_confirm(struct wb_bond *b, uint64_t now)
 		b->c.rekeys++;
 	wb_device_timers_changed(b->dev);
 	wb_bond_log(b, rekey ? WB_LOG_DEBUG : WB_LOG_NOTICE, NULL, "%s", rekey ? "session renewed" : "session established");
-	session_in_use(b, now);
+	session_in_use(b, now, rekey);
 }
 
 /* ---- initiator -------------------------------------------------------------- */
@@ -415,7 +416,7 @@ void wb_handshake_on_response(struct wb_device *d, uint64_t now, unsigned sock, 
 			b->c.rekeys++;
 		wb_bond_log(b, rekey ? WB_LOG_DEBUG : WB_LOG_NOTICE, NULL, "%s",
 			    rekey ? "session renewed" : "session established");
-		session_in_use(b, now);
+		session_in_use(b, now, rekey);
 		wb_bond_session_started(b, now, sock < WB_MAX_UPLINKS ? (int)sock : -1);
 	}
 	wb_wipe(&keys, sizeof(keys));

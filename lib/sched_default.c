@@ -266,6 +266,7 @@ static void default_on_blocked(struct wb_bond *b, enum wb_retrans_reason why, ui
 		h->penalised_ns = now;
 		h->c.penalties++;
 		b->c.penalised++;
+		wb_bond_event(b, &(struct wb_event){ .type = WB_EVENT_PENALTY, .uplink = h->name, .count = 1 });
 	}
 }
 

@@ -1,17 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * One uplink of a bond, at the level of this issue's tunnel: where its
- * datagrams go, whether it answers (a state machine fed by probes), its RTT
+ * One uplink of a bond: where its datagrams go, whether it answers (the
+ * state machine of wb_uplink_state, in wanbond.h, fed by probes), its RTT
  * and loss. The reliable layer adds packet numbers and acks on top.
- *
- *   down --answer--> probing --3 answers in a row--> up
- *     ^                 |                            |  ^
- *     |                 |                   silence  v  | answer
- *     +----silence------+----------silence------  stale
- *
- * "silence" is time without an answer to our probes, counted from the last
- * answer (or from when the uplink could first send): stale after a little
- * over two probe intervals (out of use at once), down after uplink_timeout.
  */
 #ifndef WB_UPLINK_H
 #define WB_UPLINK_H
@@ -25,14 +16,8 @@
 #include "counters.h"
 #include "endpoint.h"
 #include "pmtu.h"
+#include "wanbond.h"
 #include "wire.h"
-
-enum wb_uplink_state {
-	WB_UPLINK_DOWN,
-	WB_UPLINK_PROBING,
-	WB_UPLINK_UP,
-	WB_UPLINK_STALE,
-};
 
 #define WB_UPLINK_UP_AFTER_ACKS 3
 
@@ -47,6 +32,7 @@ struct wb_uplink {
 	struct wb_bond *bond;    /* the owner */
 	bool exists;             /* the slot is in use (a server learns uplinks as they appear) */
 	uint8_t id;
+	uint32_t generation;     /* of the uplinks the slot has had: each added at run time gets the next */
 	char name[WB_UPLINK_NAME_MAX + 1];
 	bool backup;
 	uint16_t weight;
@@ -54,6 +40,7 @@ struct wb_uplink {
 	struct wb_endpoint endpoint; /* where its datagrams go */
 
 	enum wb_uplink_state state;
+	char state_why[WB_STATE_WHY_MAX]; /* what made the last change */
 	uint64_t state_since_ns;
 	uint64_t last_answer_ns; /* last probe answer */
 	uint64_t available_since_ns; /* silence is counted from here until a first answer */
@@ -83,8 +70,6 @@ struct wb_uplink {
 	struct wb_cookie_jar cookies;
 	struct wb_uplink_counters c;
 };
-
-const char *wb_uplink_state_name(enum wb_uplink_state s);
 
 /* Carries traffic: up, and not stale. */
 static inline bool wb_uplink_usable(const struct wb_uplink *u)

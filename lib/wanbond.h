@@ -120,6 +120,95 @@ struct wb_bond_params {
 
 enum wb_log_level { WB_LOG_ERR = 3, WB_LOG_WARNING = 4, WB_LOG_NOTICE = 5, WB_LOG_INFO = 6, WB_LOG_DEBUG = 7 };
 
+/*
+ * An uplink's liveness, fed by its probes' answers:
+ *
+ *   down --answer--> probing --3 answers in a row--> up
+ *     ^                 |                            |  ^
+ *     |                 |                   silence  v  | answer
+ *     +----silence------+----------silence------  stale
+ *
+ * Silence is time without an answer, counted from the last one (or from
+ * when the uplink could first send): stale after a little over two probe
+ * intervals (out of use at once), down after uplink_timeout.
+ */
+enum wb_uplink_state {
+	WB_UPLINK_DOWN,
+	WB_UPLINK_PROBING,
+	WB_UPLINK_UP,
+	WB_UPLINK_STALE,
+};
+
+const char *wb_uplink_state_name(enum wb_uplink_state s);
+
+#define WB_STATE_WHY_MAX 48
+
+/*
+ * What the operator sees of an uplink, copied by wb_bond_uplink_status():
+ * the daemon, its control socket and its tools read these and never the
+ * library's own structures.
+ */
+struct wb_uplink_status {
+	char name[WB_UPLINK_NAME_MAX + 1];
+	unsigned id;                      /* its slot; a client's socket number */
+	uint32_t generation;              /* changes when another uplink takes the slot: baselines kept of it are void */
+	enum wb_uplink_state state;
+	char state_why[WB_STATE_WHY_MAX]; /* what made its last change ("no answer for 1020 ms") */
+	uint64_t state_since_ns;
+	bool available;                   /* a client has its socket; a server knows its endpoint */
+	bool usable;                      /* carries traffic now: available and up */
+	bool backup;
+	uint16_t weight;
+	struct wb_endpoint endpoint;      /* where its datagrams go; family 0 while unknown */
+	uint64_t srtt_ns, min_rtt_ns, rttvar_ns; /* 0 before the first sample */
+	uint32_t loss_ppm;
+	uint64_t cwnd, bytes_in_flight, pacing_rate; /* bytes, bytes, bytes a second */
+	uint64_t lost_packets, spurious_losses, timeouts;
+	bool timed_out;                   /* a timeout, and nothing acked since */
+	uint32_t pmtu;                    /* the largest datagram its path carries */
+	bool pmtu_searching;
+	struct wb_uplink_counters c;
+};
+
+/* What the operator sees of a bond, copied by wb_bond_status(). */
+struct wb_bond_status {
+	char name[32];
+	bool session;
+	uint64_t session_born_ns;  /* when the current session's handshake completed; 0: none */
+	char scheduler[16];
+	uint32_t sched_off;        /* rules turned off (WB_SCHED_NO_*) */
+	uint64_t send_buffer, receive_window, send_queue;
+	uint64_t memory;           /* wb_bond_memory() */
+	bool on_backup;            /* only backups carry traffic: no active uplink is usable, a backup is */
+	uint32_t path_max_packet;  /* wb_bond_path_max_packet() */
+	struct wb_bond_counters c;
+};
+
+/*
+ * What the library tells its caller as it happens, for the operator's
+ * monitors. The strings are valid during the call only.
+ */
+enum wb_event_type {
+	WB_EVENT_UPLINK_STATE = 1, /* uplink, from, to, text: why */
+	WB_EVENT_ADDRESS_CHANGE,   /* uplink, text: the peer's new endpoint */
+	WB_EVENT_SESSION,          /* a session installed (count: 1 for a rekey, 0 for the first) */
+	WB_EVENT_SESSION_ENDED,    /* text: why */
+	WB_EVENT_FAILOVER,         /* to_backup: the backups took over (true) or handed back */
+	WB_EVENT_REINJECTION,      /* a burst of copies begins; uplink: the one that takes them */
+	WB_EVENT_PENALTY,          /* uplink: the one whose window was halved */
+	WB_EVENT_REORDER_SKIP,     /* count: DSNs given up at once */
+	WB_EVENT_PEER_RESTART,     /* count: packets given up by it, text: what happened */
+};
+
+struct wb_event {
+	enum wb_event_type type;
+	const char *uplink;        /* its name, NULL if the event is the bond's */
+	enum wb_uplink_state from, to;
+	bool to_backup;
+	uint64_t count;
+	const char *text;
+};
+
 struct wb_device_ops {
 	/*
 	 * Sends one datagram. sock is the uplink's socket on a client (the uplink
@@ -134,6 +223,8 @@ struct wb_device_ops {
 	uint64_t (*wall_clock)(void *ctx);
 	/* A line for the log; bond and uplink are NULL when none applies. */
 	void (*log)(void *ctx, enum wb_log_level level, const char *bond, const char *uplink, const char *msg);
+	/* Something an operator cares about changed (NULL: not told). */
+	void (*event)(void *ctx, struct wb_bond *b, const struct wb_event *ev);
 };
 
 int wb_device_new(struct wb_device **out, const struct wb_device_params *p, const struct wb_device_ops *ops,
@@ -190,8 +281,12 @@ bool wb_sched_exists(const char *name);
 int wb_bond_set_scheduler(struct wb_bond *b, const char *name, uint32_t sched_off);
 const char *wb_bond_scheduler(const struct wb_bond *b);
 
-/* Client: whether uplink i has a working socket (its interface exists and is up). */
-void wb_bond_set_uplink_available(struct wb_bond *b, unsigned uplink, bool available, uint64_t now);
+/*
+ * Client: whether uplink i has a working socket (its interface exists and
+ * is up). why: what took it out of use ("interface wan2 down"), for its
+ * state's reason; NULL when it becomes available.
+ */
+void wb_bond_set_uplink_available(struct wb_bond *b, unsigned uplink, bool available, uint64_t now, const char *why);
 
 /*
  * Client: makes uplink i a backup or an active uplink and sets its weight
@@ -219,13 +314,15 @@ void wb_bond_close(struct wb_bond *b, uint64_t now);
 
 /* Read-only views, for status and counters. */
 void *wb_bond_user(const struct wb_bond *b);
-const char *wb_bond_name(const struct wb_bond *b);
 const struct wb_bond_counters *wb_bond_counters(const struct wb_bond *b);
 bool wb_bond_has_session(const struct wb_bond *b);
 /* When the current session's handshake completed (0: no session). */
 uint64_t wb_bond_session_born(const struct wb_bond *b);
-/* The uplink in slot i (0..WB_MAX_UPLINKS-1), or NULL if none is there. */
-const struct wb_uplink *wb_bond_uplink(const struct wb_bond *b, unsigned i);
+void wb_bond_status(const struct wb_bond *b, struct wb_bond_status *out);
+/* The uplink in slot i (0..WB_MAX_UPLINKS-1): false if none is there. */
+bool wb_bond_uplink_status(const struct wb_bond *b, unsigned i, struct wb_uplink_status *out);
+/* The slot of the uplink of that name, -ENOENT if none. */
+int wb_bond_find_uplink(const struct wb_bond *b, const char *name);
 /*
  * The largest IP packet that the path of every usable uplink carries in one
  * datagram, as their last path MTU searches found (an uplink still on its

@@ -197,7 +197,7 @@ static inline int fp_init_with(struct fp *f, const struct fp_options *o)
 		return -1;
 	}
 	for (unsigned i = 0; i < FP_UPLINKS; i++)
-		wb_bond_set_uplink_available(f->c.bond, i, true, f->now);
+		wb_bond_set_uplink_available(f->c.bond, i, true, f->now, NULL);
 	return 0;
 }
 

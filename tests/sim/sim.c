@@ -335,7 +335,7 @@ static int start(struct sim *sim, const struct sim_scenario *s)
 	    start_node(sim, &sim->server, true, sk, ck))
 		return -1;
 	for (int k = 0; k < s->n_links; k++)
-		wb_bond_set_uplink_available(sim->client.bond, (unsigned)k, true, sim->now);
+		wb_bond_set_uplink_available(sim->client.bond, (unsigned)k, true, sim->now, NULL);
 	return 0;
 }
 

@@ -78,8 +78,26 @@ static uint64_t on_wall_clock(void *ctx)
 	return pair_wall_clock(ctx);
 }
 
+static void on_event(void *ctx, struct wb_bond *b, const struct wb_event *ev)
+{
+	struct pair_side *s = ctx;
+	struct pair_event *e;
+
+	if (b != s->bond)
+		abort(); /* an event of a bond this side does not have */
+	if (s->n_events++ >= PAIR_MAX_EVENTS)
+		return;
+	e = &s->events[s->n_events - 1];
+	e->ev = *ev;
+	snprintf(e->uplink, sizeof(e->uplink), "%s", ev->uplink ? ev->uplink : "");
+	snprintf(e->text, sizeof(e->text), "%s", ev->text ? ev->text : "");
+	e->ev.uplink = ev->uplink ? e->uplink : NULL;
+	e->ev.text = ev->text ? e->text : NULL;
+}
+
 static const struct wb_device_ops pair_ops = {
 	.send = on_send, .deliver = on_deliver, .random = on_random, .log = on_log, .wall_clock = on_wall_clock,
+	.event = on_event,
 };
 
 static void key_from(struct prng *rng, uint8_t key[WB_KEY_LEN])
@@ -110,7 +128,7 @@ static void side_start(struct pair *p, struct pair_side *s)
 	if (wb_device_new(&s->dev, &s->dp, &pair_ops, s) || wb_device_add_bond(s->dev, &s->bp, &s->bond))
 		abort();
 	for (int i = 0; !s->is_server && i < p->n_uplinks; i++)
-		wb_bond_set_uplink_available(s->bond, (unsigned)i, true, p->now);
+		wb_bond_set_uplink_available(s->bond, (unsigned)i, true, p->now, NULL);
 }
 
 void pair_init(struct pair *p, const struct pair_options *o)

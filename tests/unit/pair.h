@@ -30,6 +30,15 @@ struct pair_datagram {
 	_Alignas(16) uint8_t data[1600];
 };
 
+/* An event the library told a side, kept whole (its strings are valid only during the call). */
+struct pair_event {
+	struct wb_event ev;
+	char uplink[WB_UPLINK_NAME_MAX + 1];
+	char text[64];
+};
+
+#define PAIR_MAX_EVENTS 1024
+
 struct pair_side {
 	struct wb_device *dev;
 	struct wb_bond *bond;
@@ -43,6 +52,9 @@ struct pair_side {
 	size_t n_delivered;
 	uint64_t sent; /* datagrams this side ever sent */
 	uint64_t log_lines; /* lines the library logged above debug level */
+	/* The events it told, in order (the first PAIR_MAX_EVENTS; n_events counts them all). */
+	struct pair_event events[PAIR_MAX_EVENTS];
+	size_t n_events;
 	/* How far this side's real-time clock is off (a router that booted without one: behind). */
 	int64_t wall_error_ns;
 	/* What made the side, so pair_restart can make it again. */

@@ -947,8 +947,8 @@ static void test_failover_to_the_other_uplink_and_back(void **state)
 	 * links give no rate limit, delivers every packet first: the arrival
 	 * rule would keep the burst there.)
 	 */
-	wb_bond_set_uplink_available(p.client.bond, 0, false, p.now);
-	wb_bond_set_uplink_available(p.server.bond, 0, false, p.now);
+	wb_bond_set_uplink_available(p.client.bond, 0, false, p.now, NULL);
+	wb_bond_set_uplink_available(p.server.bond, 0, false, p.now, NULL);
 	before_c = p.client.n_delivered;
 	before_s = p.server.n_delivered;
 	c1 = data_sent_on(&p.client, 1);
@@ -1848,7 +1848,7 @@ static void test_an_uplink_added_at_run_time_comes_up_and_carries_traffic(void *
 	assert_int_equal(wb_bond_add_uplink(cbond(), &fibre, p.now), -EEXIST);
 	assert_int_equal(wb_bond_add_uplink(sbond(), &fibre, p.now), -EPERM);
 	assert_int_equal(uplink(&p.client, 2)->state, WB_UPLINK_DOWN); /* no socket yet */
-	wb_bond_set_uplink_available(cbond(), 2, true, p.now);
+	wb_bond_set_uplink_available(cbond(), 2, true, p.now, NULL);
 	pair_run_until(&p, p.now + 1 * SEC);
 	assert_int_equal(uplink(&p.client, 2)->state, WB_UPLINK_UP);
 	assert_string_equal(uplink(&p.server, 2)->name, "fibre");
