@@ -54,6 +54,13 @@ else
 BASE_CFLAGS += -DWB_HAVE_SYSTEMD=0
 endif
 INCLUDES := -Ilib -Idaemon -Itools/linkem
+# What the daemon and the CLI may include of the library: its interface
+# (wanbond.h), the control family's codec (ctl.h) and the types and helpers
+# those are made of. The rest of lib/ is the library's own: the daemon's and
+# the CLI's include path reaches only these, linked into BUILD/include.
+LIB_PUBLIC_HEADERS := wanbond.h ctl.h allowed.h counters.h crypto.h endpoint.h escape.h pktbuf.h wire.h
+PUBLIC_INCLUDE = $(BUILD)/include
+PUBLIC_HEADER_LINKS = $(LIB_PUBLIC_HEADERS:%=$(PUBLIC_INCLUDE)/%)
 
 # The link emulator: pure model (unit tested, fuzzed, reused by the simulator) and its I/O.
 LINKEM_PURE := units trace loss shaper linkdir args
@@ -83,6 +90,13 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) $(INCLUDES) -c -o $@ $<
 
+$(PUBLIC_INCLUDE)/%.h: lib/%.h
+	@mkdir -p $(@D)
+	$(Q)ln -sf $(CURDIR)/$< $@
+
+# The daemon and the CLI: the library through its public headers only.
+$(BUILD)/daemon/%.o $(BUILD)/cli/%.o: INCLUDES = -I$(PUBLIC_INCLUDE) -Idaemon
+
 $(BUILD)/libwanbond.a: $(LIB_OBJ)
 	@rm -f $@
 	$(call quiet,AR,$@)$(AR) rcs $@ $^
@@ -97,6 +111,7 @@ $(BUILD)/bin/wanbondd: $(BUILD)/daemon/main.o $(BUILD)/libwanbondd.a $(BUILD)/li
 
 # The CLI: the control family's codec (lib/ctl.c) and the rule names come from libwanbond.
 CLI_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard cli/*.c))
+$(DAEMON_OBJ) $(BUILD)/daemon/main.o $(CLI_OBJ): | $(PUBLIC_HEADER_LINKS)
 $(BUILD)/bin/wanbond: $(CLI_OBJ) $(BUILD)/libwanbond.a
 	@mkdir -p $(@D)
 	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(SYS_LIBS) -lm
