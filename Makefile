@@ -55,10 +55,11 @@ BASE_CFLAGS += -DWB_HAVE_SYSTEMD=0
 endif
 INCLUDES := -Ilib -Idaemon -Itools/linkem
 # What the daemon and the CLI may include of the library: its interface
-# (wanbond.h), the control family's codec (ctl.h) and the types and helpers
-# those are made of. The rest of lib/ is the library's own: the daemon's and
-# the CLI's include path reaches only these, linked into BUILD/include.
-LIB_PUBLIC_HEADERS := wanbond.h ctl.h allowed.h counters.h crypto.h endpoint.h escape.h pktbuf.h wire.h
+# (wanbond.h), the control family's codec (ctl.h), the settings' checks
+# (validate.h) and the types and helpers those are made of. The rest of lib/
+# is the library's own: the daemon's and the CLI's include path reaches only
+# these, linked into BUILD/include.
+LIB_PUBLIC_HEADERS := wanbond.h ctl.h allowed.h counters.h crypto.h endpoint.h escape.h pktbuf.h validate.h wire.h
 PUBLIC_INCLUDE = $(BUILD)/include
 PUBLIC_HEADER_LINKS = $(LIB_PUBLIC_HEADERS:%=$(PUBLIC_INCLUDE)/%)
 
