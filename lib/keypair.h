@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A session: the two data keys one handshake gave, with a message counter and
- * an anti-replay window per uplink. A bond holds up to three (keys.h): the
+ * an anti-replay window per uplink. A bond holds up to three (bond.h): the
  * previous one (still accepted while the peer switches), the current one, and
  * on the responder the next one, unconfirmed until the initiator uses it.
  */
