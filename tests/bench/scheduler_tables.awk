@@ -136,7 +136,7 @@ END {
 		}
 		d = bulk_g[c SUBSEP "default"]; b = bulk_g[c SUBSEP "both"]
 		printf "  %-4s %-4s %-10s >= best alone (%.1f): default %.1f %s; both %.1f %s\n", p[1], p[2], p[3],
-			bulk_best[c], d, verdict(d >= bulk_best[c]), b, b >= bulk_best[c] ? "yes" : "no"
+			bulk_best[c], d, verdict(d >= bulk_best[c]), b, (b >= bulk_best[c]) ? "yes" : "no"
 		goal = p[1] == "S1" ? 0.85 : p[1] == "S2" ? 0.80 : p[1] == "S3" || p[1] == "S4" ? 0.90 : 0
 		if (goal && main_variant(p[3]))
 			printf "  %-4s %-4s %-10s >= %.2f of the sum: default %.3f %s; both %.3f\n", p[1], p[2], p[3], goal,
