@@ -15,7 +15,6 @@
 #include "device.h"
 #include "frame.h"
 
-#define DATA_HEADER ((size_t)sizeof(struct wb_msg_data))
 #define CONTROL_BODY 1024 /* room for probes and acks, whatever the MTU */
 #define MIN_HOLD_NS 100000000ULL
 #define MAX_HOLD_NS 5000000000ULL
@@ -70,9 +69,9 @@ static int uplink_start(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
 		return -ENOMEM;
 	}
 	u->bond = b;
-	wb_pmtu_init(&u->pmtu, (uint32_t)DATA_HEADER + b->max_body + WB_TAG_LEN);
+	wb_pmtu_init(&u->pmtu, (uint32_t)WB_DATA_OVERHEAD + b->max_body);
 	u->cc.ops = b->cc_ops;
-	u->cc.ops->init(&u->cc, b->max_body + (uint32_t)DATA_HEADER + WB_TAG_LEN, 0, now);
+	u->cc.ops->init(&u->cc, b->max_body + (uint32_t)WB_DATA_OVERHEAD, 0, now);
 	wb_ackgen_init(&u->ackgen);
 	return 0;
 }
@@ -95,7 +94,7 @@ static int init_reliable(struct wb_bond *b, const struct wb_bond_tuning *t)
 	wb_pktbuf_attach(&b->pool, &b->dev->pool_limit);
 	b->peer_rwnd = b->tuning.receive_window; /* until the peer says otherwise */
 	b->pace_wake_ns = UINT64_MAX;
-	b->scratch = malloc(DATA_HEADER + b->max_body + WB_TAG_LEN);
+	b->scratch = malloc(WB_DATA_OVERHEAD + b->max_body);
 	if (!b->scratch || wb_sndbuf_init(&b->snd) || wb_reorder_init(&b->rcv, b->tuning.receive_window) ||
 	    wb_txq_init(&b->txq, b->tuning.send_queue, b->tuning.mtu, !b->tuning.no_aqm, b->tuning.aqm_target_ns,
 			b->tuning.aqm_interval_ns))
@@ -534,7 +533,7 @@ void wb_bond_on_data(struct wb_bond *b, uint64_t now, unsigned sock, const struc
 		return;
 	}
 	u->c.rx_packets++;
-	u->c.rx_bytes += len + DATA_HEADER + WB_TAG_LEN;
+	u->c.rx_bytes += len + WB_DATA_OVERHEAD;
 	u->data_rx++;
 	while (wb_frame_next(&pos, end, &f) > 0)
 		act_on_frame(b, u, &f, now, &after);
@@ -555,7 +554,7 @@ void wb_bond_on_data(struct wb_bond *b, uint64_t now, unsigned sock, const struc
 	if (after.probed)
 		wb_bond_send_probe_ack(b, u, &after.probe, now);
 	if (after.pmtu_probed)
-		wb_bond_send_pmtu_ack(b, u, (uint16_t)(len + DATA_HEADER + WB_TAG_LEN), now);
+		wb_bond_send_pmtu_ack(b, u, (uint16_t)(len + WB_DATA_OVERHEAD), now);
 	wb_bond_push(b, now);
 	/* After what could go out went: is the bond held up, and can an idle uplink help? */
 	if (b->bond_ack_seen) {
@@ -994,7 +993,7 @@ uint32_t wb_bond_path_max_packet(const struct wb_bond *b)
 
 uint64_t wb_bond_memory(const struct wb_bond *b)
 {
-	uint64_t m = sizeof(*b) + wb_pktbuf_memory(&b->pool) + DATA_HEADER + b->max_body + WB_TAG_LEN;
+	uint64_t m = sizeof(*b) + wb_pktbuf_memory(&b->pool) + WB_DATA_OVERHEAD + b->max_body;
 
 	m += (uint64_t)b->snd.cap * sizeof(*b->snd.ring) + (uint64_t)b->snd.retx_cap * sizeof(uint64_t);
 	m += (uint64_t)b->rcv.cap * sizeof(*b->rcv.ring) + (uint64_t)b->txq.cap * sizeof(*b->txq.ring);

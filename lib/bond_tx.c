@@ -16,7 +16,6 @@
 #include "device.h"
 #include "frame.h"
 
-#define DATA_HEADER ((size_t)sizeof(struct wb_msg_data))
 /* A pacing burst: a millisecond at the rate, and never less than two packets. */
 #define PACING_BURST_NS 1000000ULL
 
@@ -71,7 +70,7 @@ static void pace(struct wb_uplink *u, uint64_t now, uint32_t bytes)
 /* The largest body a datagram on u may hold: the bond's, or less where its path carries less. */
 static size_t body_room(const struct wb_bond *b, const struct wb_uplink *u)
 {
-	size_t path = u->pmtu.size - DATA_HEADER - WB_TAG_LEN;
+	size_t path = u->pmtu.size - WB_DATA_OVERHEAD;
 
 	return path < b->max_body ? path : b->max_body;
 }
@@ -152,7 +151,7 @@ static void count_send(struct wb_bond *b, struct wb_uplink *u, const struct wb_s
 bool wb_bond_send_dsn(struct wb_bond *b, struct wb_uplink *u, uint64_t dsn, uint64_t now, enum wb_send_kind kind)
 {
 	struct wb_sndbuf_entry *e = wb_sndbuf_get(&b->snd, dsn);
-	uint8_t *body = b->scratch + DATA_HEADER;
+	uint8_t *body = b->scratch + WB_DATA_HEADER_LEN;
 	size_t n = WB_FRAME_DATA_HEADER + e->len;
 	/* The last packet of a burst leaves the uplink's window unfilled: its rate sample says little. */
 	bool app_limited = kind == WB_SEND_NEW && !wb_txq_peek(&b->txq);
@@ -302,7 +301,7 @@ static bool send_new(struct wb_bond *b, uint64_t now, uint16_t reserved)
 /* An ack-only message (with the bond ack when due) on an uplink whose ack is due. */
 static void send_ack(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
 {
-	size_t n = add_acks(b, u, b->scratch + DATA_HEADER, 0, now);
+	size_t n = add_acks(b, u, b->scratch + WB_DATA_HEADER_LEN, 0, now);
 
 	if (n && seal_and_send(b, u, n, now, WB_NO_DSN, false, false) >= 0)
 		u->c.acks_sent++;
@@ -375,7 +374,7 @@ static void refresh_bond_ack(struct wb_bond *b)
 
 void wb_bond_send_probe(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
 {
-	uint8_t *body = b->scratch + DATA_HEADER;
+	uint8_t *body = b->scratch + WB_DATA_HEADER_LEN;
 	struct wb_probe probe = { .seq = ++u->probe_seq, .sent_ns = now, .tx_packets = u->data_tx + 1 };
 	size_t n = wb_frame_put_probe(body, &probe);
 
@@ -404,7 +403,7 @@ void wb_bond_send_pmtu_probe(struct wb_bond *b, struct wb_uplink *u, uint32_t si
 	uint64_t pn = u->tx_pn;
 
 	/* Not in flight: its loss is the path's size, not congestion, and the window does not wait for it. */
-	if (seal_and_send(b, u, wb_frame_put_pmtu_probe(b->scratch + DATA_HEADER, size - DATA_HEADER - WB_TAG_LEN), now,
+	if (seal_and_send(b, u, wb_frame_put_pmtu_probe(b->scratch + WB_DATA_HEADER_LEN, size - WB_DATA_OVERHEAD), now,
 			  WB_NO_DSN, false, false) < 0)
 		return;
 	wb_pmtu_probe_sent(&u->pmtu, pn);
@@ -413,7 +412,7 @@ void wb_bond_send_pmtu_probe(struct wb_bond *b, struct wb_uplink *u, uint32_t si
 
 void wb_bond_send_pmtu_ack(struct wb_bond *b, struct wb_uplink *u, uint16_t size, uint64_t now)
 {
-	uint8_t *body = b->scratch + DATA_HEADER;
+	uint8_t *body = b->scratch + WB_DATA_HEADER_LEN;
 	size_t n = wb_frame_put_pmtu_ack(body, size);
 
 	seal_and_send(b, u, add_acks(b, u, body, n, now), now, WB_NO_DSN, false, false);
@@ -421,7 +420,7 @@ void wb_bond_send_pmtu_ack(struct wb_bond *b, struct wb_uplink *u, uint16_t size
 
 void wb_bond_send_probe_ack(struct wb_bond *b, struct wb_uplink *u, const struct wb_probe *probe, uint64_t now)
 {
-	uint8_t *body = b->scratch + DATA_HEADER;
+	uint8_t *body = b->scratch + WB_DATA_HEADER_LEN;
 	struct wb_probe_ack ack = {
 		.seq = probe->seq, .sent_ns = probe->sent_ns, .tx_packets = probe->tx_packets, .rx_packets = u->data_rx,
 	};
@@ -433,7 +432,7 @@ void wb_bond_send_probe_ack(struct wb_bond *b, struct wb_uplink *u, const struct
 
 void wb_bond_send_close(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
 {
-	seal_and_send(b, u, wb_frame_put_close(b->scratch + DATA_HEADER, WB_CLOSE_SHUTDOWN), now, WB_NO_DSN, false,
+	seal_and_send(b, u, wb_frame_put_close(b->scratch + WB_DATA_HEADER_LEN, WB_CLOSE_SHUTDOWN), now, WB_NO_DSN, false,
 		      false);
 }
 

@@ -6,14 +6,11 @@
 
 #include "byteorder.h"
 
-/* The two MACs are the last 32 bytes of every handshake message. */
-#define MACS_LEN (2 * WB_MAC_LEN)
-
 int wb_cookie_add_macs(void *msg, size_t msg_len, const uint8_t remote_mac1_key[WB_HASH_LEN],
 		       struct wb_cookie_jar *jar, uint64_t now)
 {
-	uint8_t *mac1 = (uint8_t *)msg + msg_len - MACS_LEN, *mac2 = mac1 + WB_MAC_LEN;
-	int rc = wb_mac(mac1, WB_MAC_LEN, remote_mac1_key, WB_HASH_LEN, msg, msg_len - MACS_LEN);
+	uint8_t *mac1 = (uint8_t *)msg + msg_len - WB_MACS_LEN, *mac2 = mac1 + WB_MAC_LEN;
+	int rc = wb_mac(mac1, WB_MAC_LEN, remote_mac1_key, WB_HASH_LEN, msg, msg_len - WB_MACS_LEN);
 
 	if (rc)
 		return rc;
@@ -54,11 +51,11 @@ enum wb_mac_result wb_cookie_validate(const struct wb_cookie_checker *c, const s
 	const uint8_t *mac1, *mac2;
 	uint8_t expect[WB_MAC_LEN], cookie[WB_MAC_LEN];
 
-	if (msg_len < MACS_LEN)
+	if (msg_len < WB_MACS_LEN)
 		return WB_MAC_BAD;
-	mac1 = (const uint8_t *)msg + msg_len - MACS_LEN;
+	mac1 = (const uint8_t *)msg + msg_len - WB_MACS_LEN;
 	mac2 = mac1 + WB_MAC_LEN;
-	if (wb_mac(expect, WB_MAC_LEN, l->mac1_key, WB_HASH_LEN, msg, msg_len - MACS_LEN) ||
+	if (wb_mac(expect, WB_MAC_LEN, l->mac1_key, WB_HASH_LEN, msg, msg_len - WB_MACS_LEN) ||
 	    !wb_equal(expect, mac1, WB_MAC_LEN))
 		return WB_MAC_BAD;
 	if (cookie_of(cookie, c, src) ||
@@ -72,7 +69,7 @@ int wb_cookie_create_reply(struct wb_msg_cookie *reply, const struct wb_cookie_c
 			   const struct wb_noise_local *l, const void *msg, size_t msg_len, uint32_t receiver_index,
 			   const struct wb_endpoint *src, const uint8_t nonce[WB_NONCE_LEN])
 {
-	const uint8_t *mac1 = (const uint8_t *)msg + msg_len - MACS_LEN;
+	const uint8_t *mac1 = (const uint8_t *)msg + msg_len - WB_MACS_LEN;
 	uint8_t cookie[WB_MAC_LEN];
 	int rc;
 

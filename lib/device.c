@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "bond.h"
-#include "byteorder.h"
 #include "device.h"
 
 #define DEFAULT_HANDSHAKES_PER_SECOND 50
@@ -182,7 +181,7 @@ static void refresh_cookie_secret(struct wb_device *d, uint64_t now)
 static void on_data(struct wb_device *d, uint64_t now, unsigned sock, const struct wb_endpoint *from,
 		    uint8_t *buf, size_t len)
 {
-	struct wb_index_entry *e = wb_index_find(&d->index, wb_get_le32(buf + 4));
+	struct wb_index_entry *e = wb_index_find(&d->index, wb_data_receiver_index(buf));
 	struct wb_keypair *kp;
 	struct wb_bond *b;
 	int n;
@@ -204,7 +203,7 @@ static void on_data(struct wb_device *d, uint64_t now, unsigned sock, const stru
 	}
 	if (kp == b->next)
 		wb_handshake_confirm(b, now);
-	wb_bond_on_data(b, now, sock, from, buf[1], wb_data_counter(buf), buf + sizeof(struct wb_msg_data), (size_t)n);
+	wb_bond_on_data(b, now, sock, from, wb_data_uplink(buf), wb_data_counter(buf), buf + WB_DATA_HEADER_LEN, (size_t)n);
 	wb_bond_sync_pool(b);
 }
 
@@ -234,7 +233,7 @@ void wb_device_receive(struct wb_device *d, uint64_t now, unsigned sock, const s
 		wb_handshake_on_cookie(d, now, sock, buf, len);
 		return;
 	case WB_MSG_DATA:
-		if (len < sizeof(struct wb_msg_data) + WB_TAG_LEN)
+		if (len < WB_DATA_OVERHEAD)
 			break;
 		on_data(d, now, sock, from, buf, len);
 		return;

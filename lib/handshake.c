@@ -208,7 +208,8 @@ static void send_cookie(struct wb_device *d, const struct wb_endpoint *from, con
 	uint8_t nonce[WB_NONCE_LEN];
 
 	wb_device_random(d, nonce, sizeof(nonce));
-	if (wb_cookie_create_reply(&reply, &d->cookies, &d->local, buf, len, wb_get_le32(buf + 4), from, nonce))
+	if (wb_cookie_create_reply(&reply, &d->cookies, &d->local, buf, len,
+				   wb_get_le32(WB_MSG_FIELD(buf, wb_msg_initiation, sender_index)), from, nonce))
 		return;
 	d->ops.send(d->ctx, 0, from, (const uint8_t *)&reply, sizeof(reply));
 	d->c.cookie_replies_sent++;
@@ -352,12 +353,12 @@ void wb_handshake_confirm(struct wb_bond *b, uint64_t now)
 /* ---- initiator -------------------------------------------------------------- */
 
 /*
- * The bond whose handshake in flight a response or cookie reply names by the
- * index at p. A server has none: it never initiates.
+ * The bond whose handshake in flight a response or cookie reply names by its
+ * receiver index. A server has none: it never initiates.
  */
-static struct wb_bond *pending_bond(struct wb_device *d, const uint8_t *p)
+static struct wb_bond *pending_bond(struct wb_device *d, uint32_t index)
 {
-	struct wb_index_entry *e = d->p.server ? NULL : wb_index_find(&d->index, wb_get_le32(p));
+	struct wb_index_entry *e = d->p.server ? NULL : wb_index_find(&d->index, index);
 
 	if (!e || e->kind != WB_INDEX_HANDSHAKE) {
 		d->c.unknown_index++;
@@ -385,7 +386,7 @@ static int install_initiator_session(struct wb_bond *b, struct wb_noise_keys *ke
 void wb_handshake_on_response(struct wb_device *d, uint64_t now, unsigned sock, const struct wb_endpoint *from,
 			      uint8_t *buf, size_t len)
 {
-	struct wb_bond *b = pending_bond(d, buf + 8);
+	struct wb_bond *b = pending_bond(d, wb_get_le32(WB_MSG_FIELD(buf, wb_msg_response, receiver_index)));
 	struct wb_msg_response msg;
 	struct wb_noise_handshake hs;
 	struct wb_noise_keys keys;
@@ -426,7 +427,7 @@ void wb_handshake_on_response(struct wb_device *d, uint64_t now, unsigned sock, 
 /* A cookie reply comes back to the socket of the uplink whose initiation it answers. */
 void wb_handshake_on_cookie(struct wb_device *d, uint64_t now, unsigned sock, const uint8_t *buf, size_t len)
 {
-	struct wb_bond *b = pending_bond(d, buf + 4);
+	struct wb_bond *b = pending_bond(d, wb_get_le32(WB_MSG_FIELD(buf, wb_msg_cookie, receiver_index)));
 	struct wb_msg_cookie msg;
 
 	if (!b || sock >= WB_MAX_UPLINKS || !b->uplinks[sock].exists || len != sizeof(msg))

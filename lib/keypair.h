@@ -32,8 +32,9 @@ struct wb_keypair *wb_keypair_new(enum wb_cipher c, const struct wb_noise_keys *
 void wb_keypair_free(struct wb_keypair *kp);
 
 /*
- * Seals a data message in place: buf holds the 16-byte header room, then
- * body_len bytes of frames, then 16 bytes of room for the tag. The counter
+ * Seals a data message in place: buf holds room for the header
+ * (WB_DATA_HEADER_LEN), then body_len bytes of frames, then room for the
+ * tag (WB_TAG_LEN). The counter
  * is the uplink's packet number: it goes on across sessions, so it is
  * unique under every key, and the uplink's acks can name packets by it.
  * Writes the header and returns the message length, or a negative errno
@@ -47,8 +48,5 @@ int wb_keypair_seal(struct wb_keypair *kp, uint8_t uplink, uint64_t counter, uin
  * not authenticate, -EALREADY for a replay or a counter too old.
  */
 int wb_keypair_open(struct wb_keypair *kp, uint8_t *buf, size_t len);
-
-/* The counter (packet number) of a message in its header. */
-uint64_t wb_data_counter(const uint8_t *buf);
 
 #endif

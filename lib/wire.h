@@ -9,8 +9,11 @@
 #ifndef WB_WIRE_H
 #define WB_WIRE_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
+#include "byteorder.h"
 #include "crypto.h"
 
 enum wb_msg_type {
@@ -90,6 +93,56 @@ _Static_assert(sizeof(struct wb_msg_response) == 100, "response is 100 bytes");
 _Static_assert(sizeof(struct wb_msg_cookie) == 52, "cookie reply is 52 bytes");
 _Static_assert(sizeof(struct wb_msg_data) == 16, "data header is 16 bytes");
 
+/* Both MACs end every handshake message that carries them: cookie.c finds them from the length. */
+#define WB_MACS_LEN (2 * WB_MAC_LEN)
+_Static_assert(offsetof(struct wb_msg_initiation, mac1) == sizeof(struct wb_msg_initiation) - WB_MACS_LEN,
+	       "the MACs end an initiation");
+_Static_assert(offsetof(struct wb_msg_response, mac1) == sizeof(struct wb_msg_response) - WB_MACS_LEN,
+	       "the MACs end a response");
+
+/*
+ * A message's fields are read where the datagram lies, at their offsets in
+ * the structs above: a receive buffer need not be aligned for a struct, and
+ * the wire is little-endian whatever the host (byteorder.h).
+ */
+#define WB_MSG_FIELD(msg, type, field) ((msg) + offsetof(struct type, field))
+
+/* A data message around its body: the header before it, the tag after it. */
+#define WB_DATA_HEADER_LEN sizeof(struct wb_msg_data)
+#define WB_DATA_OVERHEAD (WB_DATA_HEADER_LEN + WB_TAG_LEN)
+
+static inline uint8_t wb_data_uplink(const uint8_t *msg)
+{
+	return *WB_MSG_FIELD(msg, wb_msg_data, uplink);
+}
+
+static inline uint32_t wb_data_receiver_index(const uint8_t *msg)
+{
+	return wb_get_le32(WB_MSG_FIELD(msg, wb_msg_data, receiver_index));
+}
+
+/* The counter: the uplink's packet number of the message. */
+static inline uint64_t wb_data_counter(const uint8_t *msg)
+{
+	return wb_get_le64(WB_MSG_FIELD(msg, wb_msg_data, counter));
+}
+
+static inline void wb_data_put_header(uint8_t *msg, uint8_t uplink, uint32_t receiver_index, uint64_t counter)
+{
+	struct wb_msg_data h = { .type = WB_MSG_DATA, .uplink = uplink };
+
+	wb_put_le32(&h.receiver_index, receiver_index);
+	wb_put_le64(&h.counter, counter);
+	memcpy(msg, &h, sizeof(h));
+}
+
+/* A data message's AEAD nonce: its uplink id (32 bits), then its counter. */
+static inline void wb_data_nonce(uint8_t nonce[WB_NONCE_LEN], uint8_t uplink, uint64_t counter)
+{
+	wb_put_le32(nonce, uplink);
+	wb_put_le64(nonce + 4, counter);
+}
+
 /*
  * Frames inside a data message's sealed body, one after another. Each starts
  * with its type byte; the layouts below follow it.
@@ -156,7 +209,7 @@ _Static_assert(sizeof(struct wb_frame_probe_ack) == 28, "probe ack frame is 28 b
 #define WB_OUTER_IPV6_HEADER 40
 #define WB_OUTER_IPV4_HEADER 20
 #define WB_UDP_HEADER 8
-#define WB_TUNNEL_BYTES_INSIDE_UDP ((int)sizeof(struct wb_msg_data) + WB_FRAME_DATA_HEADER + WB_TAG_LEN)
+#define WB_TUNNEL_BYTES_INSIDE_UDP ((int)WB_DATA_OVERHEAD + WB_FRAME_DATA_HEADER)
 #define WB_TUNNEL_OVERHEAD (WB_OUTER_IPV6_HEADER + WB_UDP_HEADER + WB_TUNNEL_BYTES_INSIDE_UDP)
 #define WB_TUNNEL_OVERHEAD_IPV4 (WB_OUTER_IPV4_HEADER + WB_UDP_HEADER + WB_TUNNEL_BYTES_INSIDE_UDP)
 /* The largest sealed body for a TUN MTU: one full data frame; acks ride along when there is room. */

@@ -28,7 +28,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define MAX_BODY (WB_MAX_DATAGRAM - (int)sizeof(struct wb_msg_data) - WB_TAG_LEN)
+#define MAX_BODY (WB_MAX_DATAGRAM - (int)WB_DATA_OVERHEAD)
 
 static struct fp f;
 
@@ -74,18 +74,17 @@ static bool walk(const uint8_t *data, size_t size, uint64_t *ip_frames, uint64_t
 static void seal_and_receive(struct fp_side *from, struct fp_side *to, uint8_t uplink_id, const uint8_t *data,
 			     size_t size)
 {
-	const size_t hdr = sizeof(struct wb_msg_data);
-	uint8_t *buf = malloc(hdr + size + WB_TAG_LEN);
+	uint8_t *buf = malloc(WB_DATA_OVERHEAD + size);
 	struct wb_keypair *kp = from->bond->current;
 	int n;
 
 	if (!buf)
 		abort();
 	assert(kp);
-	memcpy(buf + hdr, data, size);
+	memcpy(buf + WB_DATA_HEADER_LEN, data, size);
 	/* The uplink's next packet number, so the receiver's replay window takes it. */
 	n = wb_keypair_seal(kp, uplink_id, from->bond->uplinks[uplink_id].tx_pn++, buf, size);
-	assert(n == (int)(hdr + size + WB_TAG_LEN));
+	assert(n == (int)(WB_DATA_OVERHEAD + size));
 	wb_device_receive(to->dev, f.now, from->server ? uplink_id : 0,
 			  from->server ? &f.server_ep : &f.client_ep[uplink_id], buf, (size_t)n);
 	free(buf);

@@ -89,20 +89,19 @@ static void put_taken(const char *name, struct fp_side *s, int type)
 static bool first_carries(struct fp_side *from, struct fp_side *to, enum wb_frame_type type)
 {
 	const struct fp_datagram *d = &from->q[0];
-	const size_t hdr = sizeof(struct wb_msg_data);
+	const size_t hdr = WB_DATA_HEADER_LEN;
 	uint8_t nonce[WB_NONCE_LEN], body[WB_MAX_DATAGRAM];
 	struct wb_keypair *kp = to->bond->current;
 	const uint8_t *pos = body;
 	struct wb_frame f;
 
-	if (!from->queued || d->len < hdr + WB_TAG_LEN || d->data[0] != WB_MSG_DATA || !kp ||
-	    kp->local_index != wb_get_le32(d->data + 4))
+	if (!from->queued || d->len < WB_DATA_OVERHEAD || d->data[0] != WB_MSG_DATA || !kp ||
+	    kp->local_index != wb_data_receiver_index(d->data))
 		return false;
-	wb_put_le32(nonce, d->data[1]);
-	memcpy(nonce + 4, d->data + 8, 8);
+	wb_data_nonce(nonce, wb_data_uplink(d->data), wb_data_counter(d->data));
 	if (wb_aead_open(kp->recv, nonce, d->data, hdr, d->data + hdr, d->len - hdr, body))
 		return false;
-	while (wb_frame_next(&pos, body + d->len - hdr - WB_TAG_LEN, &f) > 0)
+	while (wb_frame_next(&pos, body + d->len - WB_DATA_OVERHEAD, &f) > 0)
 		if (f.type == type)
 			return true;
 	return false;
@@ -150,7 +149,8 @@ static void datagram_seeds(void)
 			exit(1);
 		fp_start_handshake(&g);
 		if (wb_cookie_create_reply(&reply, &f.s.dev->cookies, &f.s.dev->local, g.c.q[0].data, g.c.q[0].len,
-					   wb_get_le32(g.c.q[0].data + 4), &f.client_ep[0], nonce))
+					   wb_get_le32(WB_MSG_FIELD(g.c.q[0].data, wb_msg_initiation, sender_index)),
+					   &f.client_ep[0], nonce))
 			exit(1);
 		put("fuzz_datagram", "cookie_reply", &reply, sizeof(reply));
 		fp_free(&g);

@@ -52,7 +52,7 @@
 #define ETH_HLEN_ 14
 #define UDP_HLEN 8
 #define GARBAGE_MAX 200
-#define DATA_MIN ((int)sizeof(struct wb_msg_data) + WB_TAG_LEN) /* the shortest data message */
+#define DATA_MIN ((int)WB_DATA_OVERHEAD) /* the shortest data message */
 
 static const char usage_text[] =
 	"usage: wbinject IFACE capture N PORT FILE [SECONDS]\n"
@@ -447,7 +447,8 @@ static int cmd_replay(const char *ifname, char **argv, int argc)
 		if (how != PLAIN) {
 			f[v.payload + v.payload_len - 1] ^= 0x5a;
 			if (how == FORGE && payload_kind(f + v.payload, v.payload_len) == KIND_DATA) {
-				uint8_t *counter = f + v.payload + 8 + 4; /* the little-endian counter's bytes 4..7 */
+				/* the little-endian counter's bytes 4..7 */
+				uint8_t *counter = WB_MSG_FIELD(f + v.payload, wb_msg_data, counter) + 4;
 
 				for (int b = 0; b < 4 && !++counter[b]; b++) /* += 2^32 */
 					;

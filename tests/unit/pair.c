@@ -202,7 +202,7 @@ void pair_free(struct pair *p)
 
 int pair_datagram_uplink(const struct pair_datagram *d)
 {
-	return d->len >= 16 && d->data[0] == WB_MSG_DATA ? d->data[1] : -1;
+	return d->len >= WB_DATA_HEADER_LEN && d->data[0] == WB_MSG_DATA ? wb_data_uplink(d->data) : -1;
 }
 
 /*

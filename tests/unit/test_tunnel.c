@@ -144,18 +144,17 @@ static int open_copy(const struct pair_side *from, const struct pair_datagram *d
 {
 	const struct pair_side *to = from->is_server ? &p.client : &p.server;
 	struct wb_keypair *kps[3] = { to->bond->current, to->bond->previous, to->bond->next };
-	const size_t hdr = sizeof(struct wb_msg_data);
+	const size_t hdr = WB_DATA_HEADER_LEN;
 	uint8_t nonce[WB_NONCE_LEN];
 
-	if (pair_datagram_uplink(d) < 0 || d->len < hdr + WB_TAG_LEN)
+	if (pair_datagram_uplink(d) < 0 || d->len < WB_DATA_OVERHEAD)
 		return -1;
-	wb_put_le32(nonce, d->data[1]);
-	memcpy(nonce + 4, d->data + 8, 8);
+	wb_data_nonce(nonce, wb_data_uplink(d->data), wb_data_counter(d->data));
 	for (int k = 0; k < 3; k++)
-		if (kps[k] && kps[k]->local_index == wb_get_le32(d->data + 4))
+		if (kps[k] && kps[k]->local_index == wb_data_receiver_index(d->data))
 			return wb_aead_open(kps[k]->recv, nonce, d->data, hdr, d->data + hdr, d->len - hdr, body) ?
 				       -1 :
-				       (int)(d->len - hdr - WB_TAG_LEN);
+				       (int)(d->len - WB_DATA_OVERHEAD);
 	return -1;
 }
 
@@ -591,7 +590,7 @@ static void test_truncated_data_is_short_or_refused(void **state)
 	established_up(&(struct pair_options){ 0 }, 2);
 	assert_int_equal(pair_send_ip(&p, &p.client, 5, 100), 0);
 	msg = take_only_datagram(&p.client);
-	for (uint16_t len = 0; len < sizeof(struct wb_msg_data) + WB_TAG_LEN; len++) {
+	for (uint16_t len = 0; len < WB_DATA_OVERHEAD; len++) {
 		struct pair_datagram cut = msg;
 		struct wb_device_counters d0 = *devc(&p.server);
 		struct wb_bond_counters b0 = *bondc(&p.server);
@@ -602,7 +601,7 @@ static void test_truncated_data_is_short_or_refused(void **state)
 		assert_counters_unchanged(&d0, &b0);
 	}
 	/* Long enough for a header and a tag, shorter than sealed: it does not authenticate. */
-	for (uint16_t len = sizeof(struct wb_msg_data) + WB_TAG_LEN; len < msg.len; len++) {
+	for (uint16_t len = WB_DATA_OVERHEAD; len < msg.len; len++) {
 		struct pair_datagram cut = msg;
 		uint64_t failures = bondc(&p.server)->auth_failures;
 
@@ -638,9 +637,9 @@ static void test_data_for_an_unknown_index_is_counted(void **state)
 	established_up(&(struct pair_options){ 0 }, 2);
 	assert_int_equal(pair_send_ip(&p, &p.client, 5, 100), 0);
 	msg = take_only_datagram(&p.client);
-	for (index = wb_get_le32(msg.data + 4) + 1; wb_index_find(&p.server.dev->index, index); index++)
+	for (index = wb_data_receiver_index(msg.data) + 1; wb_index_find(&p.server.dev->index, index); index++)
 		;
-	wb_put_le32(msg.data + 4, index);
+	wb_data_put_header(msg.data, wb_data_uplink(msg.data), index, wb_data_counter(msg.data));
 	pair_inject(&p, &p.server, &msg);
 	assert_int_equal(devc(&p.server)->unknown_index, 1);
 	assert_int_equal(bondc(&p.server)->auth_failures, 0);
@@ -653,21 +652,17 @@ static struct pair_datagram forge_body(const struct pair_side *from, uint8_t upl
 {
 	struct wb_keypair *kp = from->bond->current;
 	struct pair_datagram d = { .from = from->is_server ? p.server_ep : p.client_ep[0] };
-	const size_t hdr = sizeof(struct wb_msg_data);
+	const size_t hdr = WB_DATA_HEADER_LEN;
 	uint8_t nonce[WB_NONCE_LEN];
 
 	assert_non_null(kp);
-	assert_true(hdr + body_len + WB_TAG_LEN <= sizeof(d.data));
+	assert_true(WB_DATA_OVERHEAD + body_len <= sizeof(d.data));
 	d.to = from->is_server ? p.client_ep[0] : p.server_ep;
-	d.data[0] = WB_MSG_DATA;
-	d.data[1] = uplink_id;
-	wb_put_le32(d.data + 4, kp->remote_index);
-	wb_put_le64(d.data + 8, counter);
+	wb_data_put_header(d.data, uplink_id, kp->remote_index, counter);
 	memcpy(d.data + hdr, body, body_len);
-	wb_put_le32(nonce, uplink_id);
-	wb_put_le64(nonce + 4, counter);
+	wb_data_nonce(nonce, uplink_id, counter);
 	assert_int_equal(wb_aead_seal(kp->send, nonce, d.data, hdr, d.data + hdr, body_len, d.data + hdr), 0);
-	d.len = (uint16_t)(hdr + body_len + WB_TAG_LEN);
+	d.len = (uint16_t)(WB_DATA_OVERHEAD + body_len);
 	return d;
 }
 
@@ -1416,7 +1411,7 @@ static void test_an_ack_of_packets_never_sent_is_refused(void **state)
 {
 	struct wb_uplink *cu, *su;
 	struct wb_ack ack = { .n = 1 };
-	uint8_t buf[sizeof(struct wb_msg_data) + WB_FRAME_ACK_MAX_LEN + WB_TAG_LEN];
+	uint8_t buf[WB_DATA_OVERHEAD + WB_FRAME_ACK_MAX_LEN];
 	uint64_t in_flight, lost;
 	int n;
 
@@ -1432,7 +1427,7 @@ static void test_an_ack_of_packets_never_sent_is_refused(void **state)
 	assert_true(in_flight > 0);
 	/* From the server, sealed as its next message on uplink 0: packets up to 1000 past the client's last. */
 	ack.r[0] = (struct wb_range){ cu->rec->base, cu->tx_pn + 1000 };
-	n = (int)wb_frame_put_ack(buf + sizeof(struct wb_msg_data), &ack);
+	n = (int)wb_frame_put_ack(buf + WB_DATA_HEADER_LEN, &ack);
 	n = wb_keypair_seal(sbond()->current, 0, su->tx_pn++, buf, (size_t)n);
 	assert_true(n > 0);
 	wb_device_receive(p.client.dev, p.now, 0, &p.server_ep, buf, (size_t)n);
