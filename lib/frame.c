@@ -7,11 +7,14 @@
 #include "byteorder.h"
 #include "varint.h"
 
+/* An uplink info frame's name follows its fixed part. */
+#define UPLINK_INFO_NAME ((size_t)WB_FRAME_LEN(wb_frame_uplink_info))
+
 void wb_frame_put_data_header(uint8_t *p, uint64_t dsn, size_t len)
 {
 	p[0] = WB_FRAME_DATA;
-	wb_put_le32(p + 1, (uint32_t)dsn);
-	wb_put_le16(p + 5, (uint16_t)len);
+	wb_put_le32(WB_FRAME_FIELD(p, wb_frame_data, dsn), (uint32_t)dsn);
+	wb_put_le16(WB_FRAME_FIELD(p, wb_frame_data, len), (uint16_t)len);
 }
 
 uint64_t wb_dsn_expand(uint32_t dsn32, uint64_t expected)
@@ -86,19 +89,19 @@ size_t wb_frame_put_bond_ack(uint8_t *p, const struct wb_bond_ack *a)
 size_t wb_frame_put_probe(uint8_t *p, const struct wb_probe *probe)
 {
 	p[0] = WB_FRAME_PROBE;
-	wb_put_le32(p + 1, probe->seq);
-	wb_put_le64(p + 5, probe->sent_ns);
-	wb_put_le64(p + 13, probe->tx_packets);
+	wb_put_le32(WB_FRAME_FIELD(p, wb_frame_probe, seq), probe->seq);
+	wb_put_le64(WB_FRAME_FIELD(p, wb_frame_probe, sent_ns), probe->sent_ns);
+	wb_put_le64(WB_FRAME_FIELD(p, wb_frame_probe, tx_packets), probe->tx_packets);
 	return WB_FRAME_PROBE_LEN;
 }
 
 size_t wb_frame_put_probe_ack(uint8_t *p, const struct wb_probe_ack *ack)
 {
 	p[0] = WB_FRAME_PROBE_ACK;
-	wb_put_le32(p + 1, ack->seq);
-	wb_put_le64(p + 5, ack->sent_ns);
-	wb_put_le64(p + 13, ack->tx_packets);
-	wb_put_le64(p + 21, ack->rx_packets);
+	wb_put_le32(WB_FRAME_FIELD(p, wb_frame_probe_ack, seq), ack->seq);
+	wb_put_le64(WB_FRAME_FIELD(p, wb_frame_probe_ack, sent_ns), ack->sent_ns);
+	wb_put_le64(WB_FRAME_FIELD(p, wb_frame_probe_ack, tx_packets), ack->tx_packets);
+	wb_put_le64(WB_FRAME_FIELD(p, wb_frame_probe_ack, rx_packets), ack->rx_packets);
 	return WB_FRAME_PROBE_ACK_LEN;
 }
 
@@ -112,14 +115,14 @@ size_t wb_frame_put_pmtu_probe(uint8_t *p, size_t len)
 size_t wb_frame_put_pmtu_ack(uint8_t *p, uint16_t size)
 {
 	p[0] = WB_FRAME_PMTU_ACK;
-	wb_put_le16(p + 1, size);
+	wb_put_le16(WB_FRAME_FIELD(p, wb_frame_pmtu_ack, size), size);
 	return WB_FRAME_PMTU_ACK_LEN;
 }
 
 size_t wb_frame_put_close(uint8_t *p, uint8_t reason)
 {
 	p[0] = WB_FRAME_CLOSE;
-	p[1] = reason;
+	*WB_FRAME_FIELD(p, wb_frame_close, reason) = reason;
 	return WB_FRAME_CLOSE_LEN;
 }
 
@@ -128,11 +131,11 @@ size_t wb_frame_put_uplink_info(uint8_t *p, const struct wb_uplink_info *info)
 	size_t n = strnlen(info->name, WB_UPLINK_NAME_MAX);
 
 	p[0] = WB_FRAME_UPLINK_INFO;
-	p[1] = info->flags;
-	wb_put_le16(p + 2, info->weight);
-	p[4] = (uint8_t)n;
-	memcpy(p + 5, info->name, n);
-	return 5 + n;
+	*WB_FRAME_FIELD(p, wb_frame_uplink_info, flags) = info->flags;
+	wb_put_le16(WB_FRAME_FIELD(p, wb_frame_uplink_info, weight), info->weight);
+	*WB_FRAME_FIELD(p, wb_frame_uplink_info, name_len) = (uint8_t)n;
+	memcpy(p + UPLINK_INFO_NAME, info->name, n);
+	return UPLINK_INFO_NAME + n;
 }
 
 /* A name of the configuration's character set; a NUL is not one of them, so memchr is not needed. */
@@ -148,17 +151,32 @@ static int parse_uplink_info(const uint8_t *p, size_t avail, struct wb_frame *f,
 {
 	size_t n;
 
-	if (avail < 5)
+	if (avail < UPLINK_INFO_NAME)
 		return -EBADMSG;
-	n = p[4];
-	if (!n || n > WB_UPLINK_NAME_MAX || n > avail - 5 || !name_ok(p + 5, n))
+	n = *WB_FRAME_FIELD(p, wb_frame_uplink_info, name_len);
+	if (!n || n > WB_UPLINK_NAME_MAX || n > avail - UPLINK_INFO_NAME || !name_ok(p + UPLINK_INFO_NAME, n))
 		return -EBADMSG;
-	f->uplink_info.flags = p[1];
-	f->uplink_info.weight = wb_get_le16(p + 2);
-	memcpy(f->uplink_info.name, p + 5, n);
+	f->uplink_info.flags = *WB_FRAME_FIELD(p, wb_frame_uplink_info, flags);
+	f->uplink_info.weight = wb_get_le16(WB_FRAME_FIELD(p, wb_frame_uplink_info, weight));
+	memcpy(f->uplink_info.name, p + UPLINK_INFO_NAME, n);
 	f->uplink_info.name[n] = 0;
-	*used = 5 + n;
+	*used = UPLINK_INFO_NAME + n;
 	return 1;
+}
+
+static void parse_probe(const uint8_t *p, struct wb_probe *probe)
+{
+	probe->seq = wb_get_le32(WB_FRAME_FIELD(p, wb_frame_probe, seq));
+	probe->sent_ns = wb_get_le64(WB_FRAME_FIELD(p, wb_frame_probe, sent_ns));
+	probe->tx_packets = wb_get_le64(WB_FRAME_FIELD(p, wb_frame_probe, tx_packets));
+}
+
+static void parse_probe_ack(const uint8_t *p, struct wb_probe_ack *ack)
+{
+	ack->seq = wb_get_le32(WB_FRAME_FIELD(p, wb_frame_probe_ack, seq));
+	ack->sent_ns = wb_get_le64(WB_FRAME_FIELD(p, wb_frame_probe_ack, sent_ns));
+	ack->tx_packets = wb_get_le64(WB_FRAME_FIELD(p, wb_frame_probe_ack, tx_packets));
+	ack->rx_packets = wb_get_le64(WB_FRAME_FIELD(p, wb_frame_probe_ack, rx_packets));
 }
 
 static int parse_data(const uint8_t *p, size_t avail, struct wb_frame *f, size_t *used)
@@ -167,10 +185,10 @@ static int parse_data(const uint8_t *p, size_t avail, struct wb_frame *f, size_t
 
 	if (avail < WB_FRAME_DATA_HEADER)
 		return -EBADMSG;
-	len = wb_get_le16(p + 5);
+	len = wb_get_le16(WB_FRAME_FIELD(p, wb_frame_data, len));
 	if (!len || len > avail - WB_FRAME_DATA_HEADER)
 		return -EBADMSG;
-	f->data.dsn = wb_get_le32(p + 1);
+	f->data.dsn = wb_get_le32(WB_FRAME_FIELD(p, wb_frame_data, dsn));
 	f->data.data = p + WB_FRAME_DATA_HEADER;
 	f->data.len = len;
 	*used = WB_FRAME_DATA_HEADER + len;
@@ -250,14 +268,13 @@ int wb_frame_next(const uint8_t **pos, const uint8_t *end, struct wb_frame *f)
 	case WB_FRAME_PROBE:
 		if (avail < WB_FRAME_PROBE_LEN)
 			return -EBADMSG;
-		f->probe = (struct wb_probe){ wb_get_le32(p + 1), wb_get_le64(p + 5), wb_get_le64(p + 13) };
+		parse_probe(p, &f->probe);
 		used = WB_FRAME_PROBE_LEN;
 		break;
 	case WB_FRAME_PROBE_ACK:
 		if (avail < WB_FRAME_PROBE_ACK_LEN)
 			return -EBADMSG;
-		f->probe_ack = (struct wb_probe_ack){ wb_get_le32(p + 1), wb_get_le64(p + 5), wb_get_le64(p + 13),
-						      wb_get_le64(p + 21) };
+		parse_probe_ack(p, &f->probe_ack);
 		used = WB_FRAME_PROBE_ACK_LEN;
 		break;
 	case WB_FRAME_UPLINK_INFO:
@@ -269,13 +286,13 @@ int wb_frame_next(const uint8_t **pos, const uint8_t *end, struct wb_frame *f)
 	case WB_FRAME_PMTU_ACK:
 		if (avail < WB_FRAME_PMTU_ACK_LEN)
 			return -EBADMSG;
-		f->pmtu_size = wb_get_le16(p + 1);
+		f->pmtu_size = wb_get_le16(WB_FRAME_FIELD(p, wb_frame_pmtu_ack, size));
 		used = WB_FRAME_PMTU_ACK_LEN;
 		break;
 	case WB_FRAME_CLOSE:
 		if (avail < WB_FRAME_CLOSE_LEN)
 			return -EBADMSG;
-		f->close_reason = p[1];
+		f->close_reason = *WB_FRAME_FIELD(p, wb_frame_close, reason);
 		used = WB_FRAME_CLOSE_LEN;
 		break;
 	default:

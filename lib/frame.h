@@ -77,15 +77,15 @@ struct wb_frame {
 };
 
 /* Bytes each builder writes. */
-#define WB_FRAME_PROBE_LEN (1 + (int)sizeof(struct wb_frame_probe))
-#define WB_FRAME_PROBE_ACK_LEN (1 + (int)sizeof(struct wb_frame_probe_ack))
-#define WB_FRAME_CLOSE_LEN 2
-#define WB_FRAME_PMTU_PROBE_LEN 1
-#define WB_FRAME_PMTU_ACK_LEN 3
+#define WB_FRAME_PROBE_LEN WB_FRAME_LEN(wb_frame_probe)
+#define WB_FRAME_PROBE_ACK_LEN WB_FRAME_LEN(wb_frame_probe_ack)
+#define WB_FRAME_CLOSE_LEN WB_FRAME_LEN(wb_frame_close)
+#define WB_FRAME_PMTU_PROBE_LEN 1 /* its type byte; padding follows */
+#define WB_FRAME_PMTU_ACK_LEN WB_FRAME_LEN(wb_frame_pmtu_ack)
 #define WB_FRAME_ACK_MAX_LEN (1 + 4 * 8 + 2 * 8 * (WB_ACK_MAX_RANGES - 1))
 #define WB_FRAME_BOND_ACK_MAX_LEN (1 + 3 * 8 + 2 * 8 * WB_BOND_ACK_MAX_SACKS)
 
-/* Writes the data frame header in front of a packet of len bytes (at p + 7). */
+/* Writes the data frame header in front of a packet of len bytes (at p + WB_FRAME_DATA_HEADER). */
 void wb_frame_put_data_header(uint8_t *p, uint64_t dsn, size_t len);
 size_t wb_frame_put_probe(uint8_t *p, const struct wb_probe *probe);
 size_t wb_frame_put_probe_ack(uint8_t *p, const struct wb_probe_ack *ack);
@@ -93,7 +93,7 @@ size_t wb_frame_put_close(uint8_t *p, uint8_t reason);
 /* A path MTU probe filling len bytes (at least 1): its frame, then padding. */
 size_t wb_frame_put_pmtu_probe(uint8_t *p, size_t len);
 size_t wb_frame_put_pmtu_ack(uint8_t *p, uint16_t size);
-/* At most 1 + 4 + WB_UPLINK_NAME_MAX bytes; a longer name is cut. */
+/* At most WB_FRAME_LEN(wb_frame_uplink_info) + WB_UPLINK_NAME_MAX bytes; a longer name is cut. */
 size_t wb_frame_put_uplink_info(uint8_t *p, const struct wb_uplink_info *info);
 /* The bytes wb_frame_put_ack and wb_frame_put_bond_ack will write. */
 size_t wb_frame_ack_len(const struct wb_ack *a);

@@ -149,20 +149,30 @@ static inline void wb_data_nonce(uint8_t nonce[WB_NONCE_LEN], uint8_t uplink, ui
  */
 enum wb_frame_type {
 	WB_FRAME_PADDING = 0x00,   /* the rest of the body is padding */
-	WB_FRAME_DATA = 0x01,      /* u32 DSN (low bits), u16 length, then one IP packet */
+	WB_FRAME_DATA = 0x01,      /* struct wb_frame_data, then one IP packet */
 	WB_FRAME_PROBE = 0x02,     /* struct wb_frame_probe */
 	WB_FRAME_PROBE_ACK = 0x03, /* struct wb_frame_probe_ack */
-	WB_FRAME_CLOSE = 0x04,     /* u8 reason: the peer ends the session */
+	WB_FRAME_CLOSE = 0x04,     /* struct wb_frame_close: the peer ends the session */
 	WB_FRAME_UPLINK_INFO = 0x05, /* struct wb_frame_uplink_info, then the name */
 	WB_FRAME_ACK = 0x06,       /* varints: the packet numbers received on this uplink */
 	WB_FRAME_BOND_ACK = 0x07,  /* varints: the DSNs delivered and held, the receive window */
 	WB_FRAME_PMTU_PROBE = 0x08, /* a path MTU probe: padding makes the datagram the size probed */
-	WB_FRAME_PMTU_ACK = 0x09,  /* u16: the size of the datagram a path MTU probe arrived in */
+	WB_FRAME_PMTU_ACK = 0x09,  /* struct wb_frame_pmtu_ack */
 };
+
+/* What goes before one IP packet. */
+struct wb_frame_data {
+	uint32_t dsn; /* its DSN's low 32 bits (frame.h: wb_dsn_expand) */
+	uint16_t len; /* the IP packet's */
+} __attribute__((packed));
 
 /* Why a session ends (WB_FRAME_CLOSE). */
 enum wb_close_reason {
 	WB_CLOSE_SHUTDOWN = 1, /* the daemon stops */
+};
+
+struct wb_frame_close {
+	uint8_t reason; /* enum wb_close_reason */
 };
 
 /* A liveness and RTT probe on one uplink; it also holds NAT mappings open. */
@@ -190,16 +200,32 @@ struct wb_frame_uplink_info {
 	uint8_t name_len; /* 1..WB_UPLINK_NAME_MAX, the name's bytes follow */
 } __attribute__((packed));
 
+/* The answer to a path MTU probe. */
+struct wb_frame_pmtu_ack {
+	uint16_t size; /* of the datagram the probe arrived in */
+} __attribute__((packed));
+
 #define WB_UPLINK_BACKUP 0x01
 #define WB_UPLINK_NAME_MAX 31
 /* The bytes of a name, on the wire as in the configuration: safe in file names, logs and terminals. */
 #define WB_NAME_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
 
+/*
+ * A frame's field, where the frame lies (at p, its type byte), as
+ * WB_MSG_FIELD for messages; and the bytes of a frame of a fixed layout,
+ * its type byte with them.
+ */
+#define WB_FRAME_FIELD(p, layout, field) ((p) + 1 + offsetof(struct layout, field))
+#define WB_FRAME_LEN(layout) (1 + (int)sizeof(struct layout))
+
+#define WB_FRAME_DATA_HEADER WB_FRAME_LEN(wb_frame_data) /* type, DSN and length before an IP packet */
+
+_Static_assert(WB_FRAME_DATA_HEADER == 7, "data frame header is 7 bytes");
 _Static_assert(sizeof(struct wb_frame_probe) == 20, "probe frame is 20 bytes");
 _Static_assert(sizeof(struct wb_frame_uplink_info) == 4, "uplink info frame is 4 bytes and the name");
 _Static_assert(sizeof(struct wb_frame_probe_ack) == 28, "probe ack frame is 28 bytes");
-
-#define WB_FRAME_DATA_HEADER 7 /* type, DSN and length before an IP packet */
+_Static_assert(sizeof(struct wb_frame_close) == 1, "close frame is 1 byte");
+_Static_assert(sizeof(struct wb_frame_pmtu_ack) == 2, "path MTU ack frame is 2 bytes");
 
 /*
  * Bytes a tunnelled IP packet costs on an uplink besides itself: the outer
