@@ -558,6 +558,7 @@ static int start_bond(struct daemon *d, int i)
 	return rc;
 }
 
+/* The largest inner MTU plus the tunnel's bytes; on top, a packet's tunnel bytes and acks again, to spare. */
 uint32_t daemon_datagram_size(const struct daemon *d)
 {
 	uint32_t largest = DEFAULT_UPLINK_MTU;
@@ -565,7 +566,7 @@ uint32_t daemon_datagram_size(const struct daemon *d)
 	for (int i = 0; i < d->cfg.n_peers; i++)
 		if (d->cfg.peers[i].tun.mtu > largest)
 			largest = d->cfg.peers[i].tun.mtu;
-	return largest + WB_TUNNEL_OVERHEAD + 64;
+	return largest + WB_TUNNEL_OVERHEAD + WB_TUNNEL_BYTES_WITH_ACKS;
 }
 
 /* The server's one socket; a client's are its uplinks'. */

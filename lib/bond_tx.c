@@ -226,7 +226,7 @@ static bool resend_one(struct wb_bond *b, uint64_t now, uint16_t *reserved)
 		e->flags |= WB_SND_DELIVERED;
 		return true;
 	}
-	u = wb_sched_pick_resend(b, e->len + WB_SCHED_OVERHEAD, now, e->lost_on, reserved);
+	u = wb_sched_pick_resend(b, e->len + WB_TUNNEL_BYTES_WITH_ACKS, now, e->lost_on, reserved);
 	if (!u)
 		return false;
 	wb_sndbuf_pop_retx(&b->snd);
@@ -277,7 +277,7 @@ static bool send_new(struct wb_bond *b, uint64_t now, uint16_t reserved)
 	}
 	if (!window_open(b, head->len))
 		return false;
-	u = decide(b, head->len + WB_SCHED_OVERHEAD, now, reserved);
+	u = decide(b, head->len + WB_TUNNEL_BYTES_WITH_ACKS, now, reserved);
 	if (!u)
 		return false;
 	b->txq.codel.target_ns = wb_sched_queue_target_ns(b);
@@ -294,7 +294,7 @@ static bool send_new(struct wb_bond *b, uint64_t now, uint16_t reserved)
 	wb_bond_send_dsn(b, u, dsn, now, WB_SEND_NEW);
 	b->send_left -= b->send_left < e.len ? b->send_left : e.len;
 	if (b->sched->redundant)
-		send_copies(b, u, dsn, e.len + WB_SCHED_OVERHEAD, now);
+		send_copies(b, u, dsn, e.len + WB_TUNNEL_BYTES_WITH_ACKS, now);
 	return true;
 }
 

@@ -60,7 +60,7 @@ bool wb_reinject_send_one(struct wb_bond *b, uint64_t now)
 		r->active = false;
 		return false;
 	}
-	if (!wb_sched_can_send(u, (uint32_t)e->len + WB_SCHED_OVERHEAD, now))
+	if (!wb_sched_can_send(u, (uint32_t)e->len + WB_TUNNEL_BYTES_WITH_ACKS, now))
 		return false;
 	if (!wb_bond_send_dsn(b, u, dsn, now, r->reason == WB_RETRANS_RTO ? WB_SEND_TIMEOUT : WB_SEND_REINJECT)) {
 		r->active = false; /* no session to seal with: nothing more goes out */

@@ -77,21 +77,20 @@ bool wb_sched_rule(const struct wb_bond *b, uint32_t no_flag);
 
 /*
  * The bytes a packet of len counts for, wherever the scheduler weighs it:
- * the packet, the tunnel's 39 bytes around it and room for acks riding
- * along. Every "bytes" below is of this kind.
+ * len + WB_TUNNEL_BYTES_WITH_ACKS (wire.h). Every "bytes" below is of this
+ * kind.
  */
-#define WB_SCHED_OVERHEAD 64
 
 /* The path takes it: bytes of a packet no larger than u's path carries in one datagram. */
 static inline bool wb_sched_fits(const struct wb_uplink *u, uint32_t bytes)
 {
-	return bytes <= wb_uplink_max_packet(u) + WB_SCHED_OVERHEAD;
+	return bytes <= wb_uplink_max_packet(u) + WB_TUNNEL_BYTES_WITH_ACKS;
 }
 
 /* The bytes of the largest packet u's path carries. */
 static inline uint32_t wb_sched_full_packet(const struct wb_uplink *u)
 {
-	return wb_uplink_max_packet(u) + WB_SCHED_OVERHEAD;
+	return wb_uplink_max_packet(u) + WB_TUNNEL_BYTES_WITH_ACKS;
 }
 
 /* Whether u may send bytes now: usable, its path takes them, window room, pacing, packet numbers to track. */

@@ -238,6 +238,13 @@ _Static_assert(sizeof(struct wb_frame_pmtu_ack) == 2, "path MTU ack frame is 2 b
 #define WB_TUNNEL_BYTES_INSIDE_UDP ((int)WB_DATA_OVERHEAD + WB_FRAME_DATA_HEADER)
 #define WB_TUNNEL_OVERHEAD (WB_OUTER_IPV6_HEADER + WB_UDP_HEADER + WB_TUNNEL_BYTES_INSIDE_UDP)
 #define WB_TUNNEL_OVERHEAD_IPV4 (WB_OUTER_IPV4_HEADER + WB_UDP_HEADER + WB_TUNNEL_BYTES_INSIDE_UDP)
+/*
+ * What a packet of len bytes is counted as wherever it is weighed against a
+ * window, a pacing budget or a path: len and the tunnel's bytes around it,
+ * with room for the acks that ride along (64 in all).
+ */
+#define WB_ACK_ROOM 25
+#define WB_TUNNEL_BYTES_WITH_ACKS (WB_TUNNEL_BYTES_INSIDE_UDP + WB_ACK_ROOM)
 /* The largest sealed body for a TUN MTU: one full data frame; acks ride along when there is room. */
 #define WB_MAX_BODY(mtu) ((mtu) + WB_FRAME_DATA_HEADER)
 

@@ -672,7 +672,7 @@ static void test_a_packet_keeps_off_an_uplink_whose_path_is_too_small(void **sta
 {
 	const struct wb_sched_ops *policies[] = { &wb_sched_default, &wb_sched_roundrobin, &wb_sched_redundant };
 	struct wb_bond *b = scene(2, false);
-	uint32_t big = 1400 + WB_SCHED_OVERHEAD, small = 1000 + WB_SCHED_OVERHEAD;
+	uint32_t big = 1400 + WB_TUNNEL_BYTES_WITH_ACKS, small = 1000 + WB_TUNNEL_BYTES_WITH_ACKS;
 
 	(void)state;
 	shape(b, 1, 1 * MS, 100000000, 1000000, 0); /* uplink 1: by far the best */
