@@ -21,7 +21,6 @@
 #define MTU_MIN_IPV6 1280
 
 #define NS_PER_MS 1000000ULL
-#define NS_PER_SEC 1000000000ULL
 
 static int parse_transport(struct conf_parse *p, const struct conf_sect *root)
 {
@@ -583,7 +582,7 @@ static void default_timers(struct wb_conf_timers *t)
 		.probe_interval_ms = (uint32_t)(lib.probe_interval_ns / NS_PER_MS),
 		.uplink_timeout_ms = (uint32_t)(lib.uplink_timeout_ns / NS_PER_MS),
 		.handshake_retry_ms = (uint32_t)(lib.handshake_retry_ns / NS_PER_MS),
-		.rekey_after_seconds = (uint32_t)(lib.rekey_after_ns / NS_PER_SEC),
+		.rekey_after_seconds = (uint32_t)(lib.rekey_after_ns / WB_NSEC_PER_SEC),
 		.rekey_after_messages = lib.rekey_after_messages,
 	};
 }

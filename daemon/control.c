@@ -27,8 +27,6 @@
 #include "peer_cred.h"
 #include "validate.h"
 
-#define NS_PER_SEC 1000000000ULL
-
 struct ctl_client {
 	struct ctl_server *srv;
 	struct loop_fd lfd;
@@ -482,8 +480,8 @@ static void arm_idle_timer(struct ctl_server *srv)
 		return;
 	srv->idle_armed = at;
 	if (at != UINT64_MAX) {
-		its.it_value.tv_sec = (time_t)(at / NS_PER_SEC);
-		its.it_value.tv_nsec = (long)(at % NS_PER_SEC);
+		its.it_value.tv_sec = (time_t)(at / WB_NSEC_PER_SEC);
+		its.it_value.tv_nsec = (long)(at % WB_NSEC_PER_SEC);
 	}
 	timerfd_settime(srv->idle_timer.fd, TFD_TIMER_ABSTIME, &its, NULL);
 }
@@ -492,7 +490,7 @@ static void arm_idle_timer(struct ctl_server *srv)
 static void close_idle(struct ctl_client *c)
 {
 	struct ctl_server *srv = c->srv;
-	unsigned secs = (unsigned)(CTL_IDLE_TIMEOUT_NS / NS_PER_SEC);
+	unsigned secs = (unsigned)(CTL_IDLE_TIMEOUT_NS / WB_NSEC_PER_SEC);
 	char msg[64];
 
 	snprintf(msg, sizeof(msg), "no request for %u s: the connection is closed", secs);

@@ -14,6 +14,7 @@
 #include "bond.h"
 #include "device.h"
 #include "frame.h"
+#include "nsec.h"
 
 #define CONTROL_BODY 1024 /* room for probes and acks, whatever the MTU */
 #define MIN_HOLD_NS 100000000ULL
@@ -623,7 +624,7 @@ uint64_t wb_bond_hold_ns(const struct wb_bond *b)
 			worst = t;
 	}
 	if (!worst)
-		return 1000000000ULL;
+		return WB_NSEC_PER_SEC;
 	worst += HOLD_MARGIN_NS;
 	return worst < MIN_HOLD_NS ? MIN_HOLD_NS : worst > MAX_HOLD_NS ? MAX_HOLD_NS : worst;
 }
@@ -702,7 +703,7 @@ static void tick_liveness(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
 /* How long a path MTU probe's answer may take: a probe timeout, and never under 100 ms (1 s before an RTT is known). */
 static uint64_t pmtu_timeout(const struct wb_uplink *u)
 {
-	uint64_t t = u->rtt.has_sample ? wb_recovery_pto(&u->rtt) : 1000000000ULL;
+	uint64_t t = u->rtt.has_sample ? wb_recovery_pto(&u->rtt) : WB_NSEC_PER_SEC;
 
 	return t > PMTU_MIN_TIMEOUT_NS ? t : PMTU_MIN_TIMEOUT_NS;
 }
@@ -779,23 +780,18 @@ void wb_bond_tick(struct wb_bond *b, uint64_t now)
 	wb_bond_sync_pool(b);
 }
 
-static uint64_t min_u64(uint64_t a, uint64_t b)
-{
-	return a < b ? a : b;
-}
-
 static uint64_t uplink_deadline(const struct wb_bond *b, const struct wb_uplink *u)
 {
 	enum wb_uplink_state to;
 	uint64_t due = b->current ? u->next_probe_ns : UINT64_MAX;
 
-	due = min_u64(due, silence_step_due(b, u, &to));
-	due = min_u64(due, wb_recovery_deadline(u->rec, &u->rtt));
+	due = wb_min_u64(due, silence_step_due(b, u, &to));
+	due = wb_min_u64(due, wb_recovery_deadline(u->rec, &u->rtt));
 	if (b->current && u->state == WB_UPLINK_UP)
-		due = min_u64(due, wb_pmtu_deadline(&u->pmtu));
+		due = wb_min_u64(due, wb_pmtu_deadline(&u->pmtu));
 	/* Acks go out only under a session (wb_bond_push): without one, an ack's time would stay due. */
 	if (b->current && u->ackgen.deadline_ns)
-		due = min_u64(due, u->ackgen.deadline_ns);
+		due = wb_min_u64(due, u->ackgen.deadline_ns);
 	return due;
 }
 
@@ -805,11 +801,11 @@ uint64_t wb_bond_deadline(const struct wb_bond *b)
 
 	for (int i = 0; i < WB_MAX_UPLINKS; i++)
 		if (b->uplinks[i].exists && b->uplinks[i].available)
-			due = min_u64(due, uplink_deadline(b, &b->uplinks[i]));
-	due = min_u64(due, wb_reorder_deadline(&b->rcv, wb_bond_hold_ns(b)));
-	due = min_u64(due, bond_rto_deadline(b));
-	due = min_u64(due, wb_pktbuf_deadline(&b->pool));
-	return min_u64(due, b->pace_wake_ns);
+			due = wb_min_u64(due, uplink_deadline(b, &b->uplinks[i]));
+	due = wb_min_u64(due, wb_reorder_deadline(&b->rcv, wb_bond_hold_ns(b)));
+	due = wb_min_u64(due, bond_rto_deadline(b));
+	due = wb_min_u64(due, wb_pktbuf_deadline(&b->pool));
+	return wb_min_u64(due, b->pace_wake_ns);
 }
 
 /* ---- sessions and uplinks --------------------------------------------------------- */

@@ -15,6 +15,7 @@
 #include "bond.h"
 #include "device.h"
 #include "frame.h"
+#include "nsec.h"
 
 /* A pacing burst: a millisecond at the rate, and never less than two packets. */
 #define PACING_BURST_NS 1000000ULL
@@ -44,7 +45,7 @@ static uint64_t pacing_rate(const struct wb_uplink *u)
 		return rate;
 	if (!u->rtt.srtt_ns)
 		return 0; /* no time at all between send and ack: nothing to pace */
-	floor = (uint64_t)WB_CC_MIN_WINDOW_PACKETS * u->cc.mss * 1000000000ULL / u->rtt.srtt_ns;
+	floor = (uint64_t)WB_CC_MIN_WINDOW_PACKETS * u->cc.mss * WB_NSEC_PER_SEC / u->rtt.srtt_ns;
 	return rate > floor ? rate : floor;
 }
 
@@ -56,15 +57,15 @@ static void pace(struct wb_uplink *u, uint64_t now, uint32_t bytes)
 		u->next_send_ns = now;
 		return;
 	}
-	burst = rate * PACING_BURST_NS / 1000000000ULL;
+	burst = rate * PACING_BURST_NS / WB_NSEC_PER_SEC;
 	if (burst < 2ULL * u->cc.mss)
 		burst = 2ULL * u->cc.mss;
 	/* Credit unused while idle is capped at the burst. */
-	credit = burst * 1000000000ULL / rate;
+	credit = burst * WB_NSEC_PER_SEC / rate;
 	start = now > credit ? now - credit : 0;
 	if (start < u->next_send_ns)
 		start = u->next_send_ns;
-	u->next_send_ns = start + (uint64_t)bytes * 1000000000ULL / rate;
+	u->next_send_ns = start + (uint64_t)bytes * WB_NSEC_PER_SEC / rate;
 }
 
 /* The largest body a datagram on u may hold: the bond's, or less where its path carries less. */

@@ -13,9 +13,9 @@
 
 #include "bond.h"
 #include "device.h"
+#include "nsec.h"
 
 #define DEFAULT_HANDSHAKES_PER_SECOND 50
-#define NSEC_PER_SEC 1000000000ULL
 
 void wb_device_random(struct wb_device *d, void *buf, size_t len)
 {
@@ -69,7 +69,7 @@ int wb_device_new(struct wb_device **out, const struct wb_device_params *p, cons
 	d->ops = *ops;
 	d->ctx = ctx;
 	d->deadline_dirty = true;
-	d->load_budget_ns = NSEC_PER_SEC;
+	d->load_budget_ns = WB_NSEC_PER_SEC;
 	init_rate_limit(d);
 	wb_pktbuf_limit_init(&d->pool_limit, p->pool_limit ? p->pool_limit : UINT64_MAX);
 	wb_index_init(&d->index);
@@ -132,13 +132,13 @@ int wb_device_add_bond(struct wb_device *d, const struct wb_bond_params *p, stru
 
 bool wb_device_under_load(struct wb_device *d, uint64_t now)
 {
-	uint64_t cost = NSEC_PER_SEC / d->p.handshakes_per_second;
+	uint64_t cost = WB_NSEC_PER_SEC / d->p.handshakes_per_second;
 
 	/* Refill with elapsed time, up to a second's worth of handshakes. */
 	if (now > d->load_checked_ns) {
 		d->load_budget_ns += now - d->load_checked_ns;
-		if (d->load_budget_ns > NSEC_PER_SEC)
-			d->load_budget_ns = NSEC_PER_SEC;
+		if (d->load_budget_ns > WB_NSEC_PER_SEC)
+			d->load_budget_ns = WB_NSEC_PER_SEC;
 	}
 	d->load_checked_ns = now;
 	if (d->load_budget_ns < cost)

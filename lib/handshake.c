@@ -16,9 +16,10 @@
 #include "bond.h"
 #include "byteorder.h"
 #include "device.h"
+#include "nsec.h"
 
 /* WireGuard's limit: at most 50 initiations a second from one peer. */
-#define MIN_INITIATION_INTERVAL_NS (1000000000ULL / 50)
+#define MIN_INITIATION_INTERVAL_NS (WB_NSEC_PER_SEC / 50)
 
 static void free_session(struct wb_bond *b, struct wb_keypair **slot)
 {
@@ -167,11 +168,6 @@ void wb_handshake_tick(struct wb_bond *b, uint64_t now)
 	initiate(b, now);
 }
 
-static uint64_t min_u64(uint64_t a, uint64_t b)
-{
-	return a < b ? a : b;
-}
-
 uint64_t wb_handshake_deadline(const struct wb_bond *b)
 {
 	const struct wb_timers *t = &b->dev->p.timers;
@@ -180,14 +176,14 @@ uint64_t wb_handshake_deadline(const struct wb_bond *b)
 
 	for (int i = 0; i < 3; i++)
 		if (kps[i])
-			due = min_u64(due, kps[i]->born_ns + t->reject_after_ns);
+			due = wb_min_u64(due, kps[i]->born_ns + t->reject_after_ns);
 	if (b->dev->p.server)
 		return due;
 	if (b->hs.state == WB_NOISE_CREATED_INITIATION || (!b->current && b->hs_sent_ns))
-		return min_u64(due, b->hs_sent_ns + t->handshake_retry_ns);
+		return wb_min_u64(due, b->hs_sent_ns + t->handshake_retry_ns);
 	if (!b->current)
 		return 0; /* start one now */
-	due = min_u64(due, b->current->born_ns + t->rekey_after_ns);
+	due = wb_min_u64(due, b->current->born_ns + t->rekey_after_ns);
 	/* A silent session is noticed at the next uplink timer, which the uplinks' deadlines cover. */
 	return due;
 }

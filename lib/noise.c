@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "byteorder.h"
+#include "nsec.h"
 
 /* The chaining key and hash every handshake starts from. */
 static int initial_state(uint8_t ck[WB_HASH_LEN], uint8_t h[WB_HASH_LEN], const uint8_t responder_public[WB_KEY_LEN])
@@ -117,12 +118,11 @@ int wb_noise_remote_init(struct wb_noise_remote *r, const struct wb_noise_local 
 
 /* 2^24 ns, the power of two below 1/50 s: WireGuard's coarsening. */
 #define TAI64N_GRAIN_NS (1u << 24)
-#define NS_PER_SEC 1000000000ULL
 
 void wb_tai64n(uint8_t out[WB_TAI64N_LEN], uint64_t unix_ns)
 {
-	uint64_t secs = 0x400000000000000aULL + unix_ns / NS_PER_SEC;
-	uint32_t nsec = (uint32_t)(unix_ns % NS_PER_SEC) & ~(TAI64N_GRAIN_NS - 1);
+	uint64_t secs = 0x400000000000000aULL + unix_ns / WB_NSEC_PER_SEC;
+	uint32_t nsec = (uint32_t)(unix_ns % WB_NSEC_PER_SEC) & ~(TAI64N_GRAIN_NS - 1);
 
 	wb_put_be64(out, secs);
 	wb_put_be32(out + 8, nsec);
@@ -130,15 +130,16 @@ void wb_tai64n(uint8_t out[WB_TAI64N_LEN], uint64_t unix_ns)
 
 uint64_t wb_tai64n_floor(uint64_t unix_ns)
 {
-	return unix_ns / NS_PER_SEC * NS_PER_SEC + ((unix_ns % NS_PER_SEC) & ~(uint64_t)(TAI64N_GRAIN_NS - 1));
+	return unix_ns / WB_NSEC_PER_SEC * WB_NSEC_PER_SEC +
+	       ((unix_ns % WB_NSEC_PER_SEC) & ~(uint64_t)(TAI64N_GRAIN_NS - 1));
 }
 
 uint64_t wb_tai64n_next(uint64_t t)
 {
-	uint64_t secs = t / NS_PER_SEC, nsec = wb_tai64n_floor(t) % NS_PER_SEC + TAI64N_GRAIN_NS;
+	uint64_t secs = t / WB_NSEC_PER_SEC, nsec = wb_tai64n_floor(t) % WB_NSEC_PER_SEC + TAI64N_GRAIN_NS;
 
 	/* The last grain of a second is shorter than the others: its successor is the next second. */
-	return nsec >= NS_PER_SEC ? (secs + 1) * NS_PER_SEC : secs * NS_PER_SEC + nsec;
+	return nsec >= WB_NSEC_PER_SEC ? (secs + 1) * WB_NSEC_PER_SEC : secs * WB_NSEC_PER_SEC + nsec;
 }
 
 void wb_noise_handshake_clear(struct wb_noise_handshake *hs)

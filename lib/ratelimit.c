@@ -3,8 +3,9 @@
 
 #include <string.h>
 
-#define NSEC_PER_SEC 1000000000ULL
-#define COST_NS (NSEC_PER_SEC / WB_RATELIMIT_PER_SECOND)
+#include "nsec.h"
+
+#define COST_NS (WB_NSEC_PER_SEC / WB_RATELIMIT_PER_SECOND)
 #define FULL_NS (COST_NS * WB_RATELIMIT_BURST)
 /* Slots looked at from a source's hash before it is refused. */
 #define PROBES 8

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "bond.h"
+#include "nsec.h"
 
-#define NS_PER_SEC 1000000000ULL
 /* The shortest RTT a rate is worked out over (a LAN's is below a timer's precision). */
 #define MIN_RATE_RTT_NS 1000000ULL
 /*
@@ -124,10 +124,10 @@ uint64_t wb_sched_completion_ns(const struct wb_uplink *u, uint32_t bytes)
 	uint64_t rate = u->cc.pacing_rate;
 
 	if (!rate && u->rtt.srtt_ns)
-		rate = u->cc.cwnd * 1000000000ULL / u->rtt.srtt_ns;
+		rate = u->cc.cwnd * WB_NSEC_PER_SEC / u->rtt.srtt_ns;
 	if (!rate)
 		return UINT64_MAX / 2;
-	return queued * 1000000000ULL / rate + u->rtt.srtt_ns / 2;
+	return queued * WB_NSEC_PER_SEC / rate + u->rtt.srtt_ns / 2;
 }
 
 /*
@@ -160,7 +160,7 @@ uint64_t wb_sched_delivery_rate(const struct wb_uplink *u)
 	 * An uplink that carried only probes has measured a rate of bytes a
 	 * second; its initial window per RTT is the least it can deliver.
 	 */
-	uint64_t floor = (uint64_t)WB_CC_INITIAL_WINDOW_PACKETS * u->cc.mss * NS_PER_SEC / rtt;
+	uint64_t floor = (uint64_t)WB_CC_INITIAL_WINDOW_PACKETS * u->cc.mss * WB_NSEC_PER_SEC / rtt;
 
 	return rate > floor ? rate : floor;
 }
@@ -176,7 +176,7 @@ static uint64_t queue_delay_ns(const struct wb_uplink *u, uint64_t rate)
 {
 	uint64_t pipe = rate * (path_rtt_ns(u) / 1000) / 1000000, in_flight = u->rec->bytes_in_flight;
 
-	return in_flight > pipe ? (in_flight - pipe) * NS_PER_SEC / rate : 0;
+	return in_flight > pipe ? (in_flight - pipe) * WB_NSEC_PER_SEC / rate : 0;
 }
 
 uint64_t wb_sched_arrival_ns(const struct wb_uplink *u, uint32_t bytes, uint64_t now)
@@ -197,9 +197,9 @@ uint64_t wb_sched_arrival_ns(const struct wb_uplink *u, uint32_t bytes, uint64_t
 		return UINT64_MAX / 2;
 	/* A full window opens as acks come back, at the rate the uplink delivers. */
 	if (in_flight + bytes > u->cc.cwnd)
-		wait = (in_flight + bytes - u->cc.cwnd) * NS_PER_SEC / rate;
+		wait = (in_flight + bytes - u->cc.cwnd) * WB_NSEC_PER_SEC / rate;
 	queue = queue_delay_ns(u, rate);
-	return start + (wait > queue ? wait : queue) + (uint64_t)bytes * NS_PER_SEC / rate + path_rtt_ns(u) / 2;
+	return start + (wait > queue ? wait : queue) + (uint64_t)bytes * WB_NSEC_PER_SEC / rate + path_rtt_ns(u) / 2;
 }
 
 /* Among mask, the uplink where bytes would arrive first: of all that may send (ready false), or of those that can now. */

@@ -17,8 +17,8 @@
  *   ones hold, as much as it can send in the time the copies save.
  */
 #include "bond.h"
+#include "nsec.h"
 
-#define NS_PER_SEC 1000000000ULL
 /* A holder is worth copying from when its RTT is over this many of the idle uplink's minimum. */
 #define REINJECT_RTT_FACTOR 3
 /* What the bond's timeout resends at most, in packets of the MTU. */
@@ -51,7 +51,7 @@ static bool ecf_wait(const struct wb_bond *b, const struct wb_uplink *fast, cons
 	if (fast->rtt.srtt_ns >= u->rtt.srtt_ns || !u->cc.pacing_rate ||
 	    wb_sched_completion_ns(fast, backlog) >= on_u)
 		return false; /* u is as fast, or the fast one is too busy to be worth it */
-	return (uint64_t)backlog * NS_PER_SEC / u->cc.pacing_rate >= 2 * fast->rtt.srtt_ns;
+	return (uint64_t)backlog * WB_NSEC_PER_SEC / u->cc.pacing_rate >= 2 * fast->rtt.srtt_ns;
 }
 
 /* BLEST's test: what fast delivers while this packet travels on u would not fit in the window. */
@@ -123,7 +123,7 @@ static struct wb_uplink *by_arrival(struct wb_bond *b, uint16_t mask, uint32_t b
 		return NULL;
 	if (ramping_up(b, ready))
 		return wb_sched_rule(b, WB_SCHED_NO_AVOID_BLOCKING) && blest_wait(b, first, ready, bytes) ? NULL : ready;
-	behind = b->txq.bytes * NS_PER_SEC / rate;
+	behind = b->txq.bytes * WB_NSEC_PER_SEC / rate;
 	slack = wb_sched_delay_spread_ns(b, b->tuning.aqm_interval_ns / 2);
 	if (wb_sched_arrival_ns(ready, bytes, now) > wb_sched_arrival_ns(first, bytes, now) + (behind > slack ? behind : slack))
 		return NULL; /* it waits for the first */
@@ -201,7 +201,7 @@ static uint64_t copy_budget(const struct wb_uplink *idle, const struct wb_uplink
 	    holder->rtt.srtt_ns <= REINJECT_RTT_FACTOR * idle->rtt.min_ns)
 		return 0;
 	gain_ns = (holder->rtt.srtt_ns - idle->rtt.min_ns) / 2;
-	return idle->cc.pacing_rate * gain_ns / NS_PER_SEC;
+	return idle->cc.pacing_rate * gain_ns / WB_NSEC_PER_SEC;
 }
 
 static void default_get_retrans(struct wb_bond *b, enum wb_retrans_reason why, uint64_t now,

@@ -24,6 +24,7 @@
 #include "counters.h"
 #include "crypto.h"
 #include "endpoint.h"
+#include "nsec.h"
 #include "pktbuf.h"
 #include "wire.h"
 
