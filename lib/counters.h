@@ -3,6 +3,11 @@
  * Counters an operator reads: per uplink, per bond, per device. Plain
  * monotonic 64-bit counts; nothing here is reset by the protocol. The
  * exceptions say so: peaks (the most ever), and the packet pool's gauges.
+ *
+ * The control family carries the uplink's and the bond's in the order of
+ * its lists (ctl.h: WB_CTL_UPLINK_COUNTERS, WB_CTL_BOND_COUNTERS), which
+ * name them for the CLI and the log too: a counter goes into its list as
+ * well, at the end, or the build fails.
  */
 #ifndef WB_COUNTERS_H
 #define WB_COUNTERS_H

@@ -145,6 +145,27 @@ enum wb_ctl_event {
 enum { WB_CTL_N_BOND_COUNTERS = 0 WB_CTL_BOND_COUNTERS(WB_CTL_COUNT_ONE),
        WB_CTL_N_UPLINK_COUNTERS = 0 WB_CTL_UPLINK_COUNTERS(WB_CTL_COUNT_ONE) };
 
+/*
+ * Each list holds its struct's fields (counters.h), every one once: a
+ * counter added to one and not the other, or listed twice, fails the
+ * build. Each name is a u64 field; no name comes twice (it would declare
+ * an enumerator twice); and the struct has no room for a field more.
+ */
+#define WB_CTL_COUNTER_IS_FIELD(type, f) \
+	_Static_assert(sizeof(((struct type *)0)->f) == sizeof(uint64_t), #f " is a u64 of struct " #type);
+#define WB_CTL_BOND_COUNTER_IS_FIELD(f) WB_CTL_COUNTER_IS_FIELD(wb_bond_counters, f)
+#define WB_CTL_UPLINK_COUNTER_IS_FIELD(f) WB_CTL_COUNTER_IS_FIELD(wb_uplink_counters, f)
+WB_CTL_BOND_COUNTERS(WB_CTL_BOND_COUNTER_IS_FIELD)
+WB_CTL_UPLINK_COUNTERS(WB_CTL_UPLINK_COUNTER_IS_FIELD)
+#define WB_CTL_BOND_COUNTER_ONCE(f) WB_CTL_BOND_COUNTER_ONCE_##f,
+#define WB_CTL_UPLINK_COUNTER_ONCE(f) WB_CTL_UPLINK_COUNTER_ONCE_##f,
+enum { WB_CTL_BOND_COUNTERS(WB_CTL_BOND_COUNTER_ONCE) };
+enum { WB_CTL_UPLINK_COUNTERS(WB_CTL_UPLINK_COUNTER_ONCE) };
+_Static_assert(sizeof(struct wb_bond_counters) == WB_CTL_N_BOND_COUNTERS * sizeof(uint64_t),
+	       "every field of struct wb_bond_counters is in WB_CTL_BOND_COUNTERS");
+_Static_assert(sizeof(struct wb_uplink_counters) == WB_CTL_N_UPLINK_COUNTERS * sizeof(uint64_t),
+	       "every field of struct wb_uplink_counters is in WB_CTL_UPLINK_COUNTERS");
+
 /* The counters' names, in attribute order (index = type - 1). */
 extern const char *const wb_ctl_bond_counter_names[WB_CTL_N_BOND_COUNTERS];
 extern const char *const wb_ctl_uplink_counter_names[WB_CTL_N_UPLINK_COUNTERS];
