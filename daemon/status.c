@@ -1,70 +1,71 @@
 // SPDX-License-Identifier: MIT
 /*
  * Every counter, as log lines (SIGUSR1): for a system without the CLI at
- * hand, and for a bug report's log.
+ * hand, and for a bug report's log. A bond and each of its uplinks are said
+ * in words, then their counters come by the names of the control family's
+ * lists (ctl.h), as `wanbond stats` prints them.
  */
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "ctl.h"
 #include "daemon.h"
+
+/* The pairs of one line: log.c cuts a line at 511 bytes. */
+#define COUNTER_LINE 480
+
+/* "counters: name value, name value, ...", as many lines as they take. */
+static void log_counters(const char *bond, const char *uplink, const char *const *names, const uint64_t *v, int n)
+{
+	char line[COUNTER_LINE];
+	size_t len = 0;
+
+	for (int i = 0; i < n; i++) {
+		char pair[64];
+		int k = snprintf(pair, sizeof(pair), "%s %" PRIu64, names[i], v[i]);
+
+		if (len && len + 2 + (size_t)k >= sizeof(line)) {
+			log_line(LOG_LVL_NOTICE, bond, uplink, "counters: %s", line);
+			len = 0;
+		}
+		len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s", len ? ", " : "", pair);
+	}
+	if (len)
+		log_line(LOG_LVL_NOTICE, bond, uplink, "counters: %s", line);
+}
 
 static void log_uplink(const struct bond_ctx *bc, const struct wb_uplink_status *u)
 {
-	const struct wb_uplink_counters *c = &u->c;
+	uint64_t v[WB_CTL_N_UPLINK_COUNTERS];
 	char ep[WB_ENDPOINT_STRLEN];
 
 	wb_endpoint_format(ep, &u->endpoint);
 	log_line(LOG_LVL_NOTICE, bc->conf->name, u->name,
-		 "%s (%s)%s, endpoint %s, rtt %.1f ms (min %.1f, var %.1f), loss %.2f%%, weight %u; "
-		 "tx %" PRIu64 " pkts %" PRIu64 " B (%" PRIu64 " IP), rx %" PRIu64 " pkts %" PRIu64 " B (%" PRIu64
-		 " IP), probes %" PRIu64 "/%" PRIu64 " answered, endpoint changes %" PRIu64 ", went down %" PRIu64,
+		 "%s (%s)%s, endpoint %s, rtt %.1f ms (min %.1f, var %.1f), loss %.2f%%, weight %u",
 		 wb_uplink_state_name(u->state), u->state_why[0] ? u->state_why : "never changed",
-		 u->backup ? ", backup" : "", ep, u->srtt_ns / 1e6,
-		 u->min_rtt_ns / 1e6, u->rttvar_ns / 1e6, u->loss_ppm / 1e4, u->weight, c->tx_packets, c->tx_bytes,
-		 c->tx_ip_packets, c->rx_packets, c->rx_bytes, c->rx_ip_packets, c->probe_acks, c->probes_sent,
-		 c->endpoint_changes, c->went_down);
+		 u->backup ? ", backup" : "", ep, u->srtt_ns / 1e6, u->min_rtt_ns / 1e6, u->rttvar_ns / 1e6,
+		 u->loss_ppm / 1e4, u->weight);
 	log_line(LOG_LVL_NOTICE, bc->conf->name, u->name,
-			 "cwnd %" PRIu64 " B, in flight %" PRIu64 " B, pacing %.1f Mbit/s; data sent %" PRIu64
-			 ", resent %" PRIu64 ", lost %" PRIu64 " (spurious %" PRIu64 "), timeouts %" PRIu64
-			 "%s, acks sent %" PRIu64 ", reinjected %" PRIu64 ", penalties %" PRIu64 ", bad acks %" PRIu64
-			 "; path: datagrams of %u bytes%s, probes %" PRIu64 ", lowered %" PRIu64,
-			 u->cwnd, u->bytes_in_flight, u->pacing_rate * 8 / 1e6, c->data_packets, c->retransmits,
-			 u->lost_packets, u->spurious_losses, u->timeouts, u->timed_out ? " (timed out)" : "",
-			 c->acks_sent, c->reinjected, c->penalties, c->bad_acks, u->pmtu,
-			 u->pmtu_searching ? " (searching)" : "", c->pmtu_probes, c->pmtu_lowered);
+		 "cwnd %" PRIu64 " B, in flight %" PRIu64 " B, pacing %.1f Mbit/s; lost %" PRIu64 " (spurious %" PRIu64
+		 "), timeouts %" PRIu64 "%s; path: datagrams of %u bytes%s",
+		 u->cwnd, u->bytes_in_flight, u->pacing_rate * 8 / 1e6, u->lost_packets, u->spurious_losses, u->timeouts,
+		 u->timed_out ? " (timed out)" : "", u->pmtu, u->pmtu_searching ? " (searching)" : "");
+	wb_ctl_uplink_counter_values(&u->c, v);
+	log_counters(bc->conf->name, u->name, wb_ctl_uplink_counter_names, v, WB_CTL_N_UPLINK_COUNTERS);
 }
 
 static void log_bond(const struct bond_ctx *bc)
 {
+	uint64_t v[WB_CTL_N_BOND_COUNTERS];
 	struct wb_bond_status s;
-	const struct wb_bond_counters *c = &s.c;
 
 	wb_bond_status(bc->bond, &s);
-
 	log_line(LOG_LVL_NOTICE, bc->conf->name, NULL,
-		 "%s, %s; from tun %" PRIu64 " pkts %" PRIu64 " B, to tun %" PRIu64 " pkts %" PRIu64
-		 " B; drops: no session %" PRIu64 ", no uplink %" PRIu64 ", tun read errors %" PRIu64 ", write errors %" PRIu64
-		 "; auth failures %" PRIu64 ", replays %" PRIu64 ", malformed %" PRIu64 ", source rejected %" PRIu64
-		 "; handshakes sent %" PRIu64 ", completed %" PRIu64 ", refused %" PRIu64 ", rekeys %" PRIu64
-		 ", cookies %" PRIu64 ", closes %" PRIu64 "; peer restarts %" PRIu64 ", packets given up %" PRIu64,
-		 bc->tun_name, s.session ? "session up" : "no session", c->tun_rx_packets,
-		 c->tun_rx_bytes, c->tun_tx_packets, c->tun_tx_bytes, c->no_session_drops, c->no_uplink_drops,
-		 bc->tun_read_errors, bc->tun_write_errors, c->auth_failures, c->replays, c->malformed, c->source_rejected, c->handshakes_sent,
-		 c->handshakes_completed, c->handshakes_refused, c->rekeys, c->cookies_received, c->closes_received,
-		 c->peer_restarts, c->restart_drops);
-	log_line(LOG_LVL_NOTICE, bc->conf->name, NULL,
-		 "reliable layer: resent %" PRIu64 " pkts %" PRIu64 " B, bond timeouts %" PRIu64 ", send queue drops: aqm %"
-		 PRIu64 ", full %" PRIu64 "; received twice %" PRIu64 ", beyond the window %" PRIu64 ", given up %" PRIu64
-		 ", reorder buffer peak %" PRIu64 " B; too big for every path %" PRIu64 "; memory %" PRIu64
-		 " B; packet pool %" PRIu64 " B (in use %" PRIu64 ", peak %" PRIu64 "), no buffer %" PRIu64,
-		 c->retransmits, c->retransmit_bytes, c->bond_timeouts, c->aqm_drops, c->queue_drops, c->rx_duplicates,
-		 c->rx_beyond_window, c->reorder_skips, c->reorder_held_max, c->too_big_drops, s.memory,
-		 c->pool_bytes, c->pool_in_use_bytes, c->pool_high_water, c->pool_full_drops);
-	log_line(LOG_LVL_NOTICE, bc->conf->name, NULL,
-		 "scheduler %s: reinjected %" PRIu64 " pkts %" PRIu64 " B in %" PRIu64 " times, penalised %" PRIu64
-		 ", redundant copies %" PRIu64,
-		 s.scheduler, c->opp_reinject, c->opp_reinject_bytes, c->opp_reinject_events, c->penalised,
-		 c->redundant_copies);
+		 "%s, %s; scheduler %s; memory %" PRIu64 " B; tun read errors %" PRIu64 ", write errors %" PRIu64,
+		 bc->tun_name, s.session ? "session up" : "no session", s.scheduler, s.memory, bc->tun_read_errors,
+		 bc->tun_write_errors);
+	wb_ctl_bond_counter_values(&s.c, v);
+	log_counters(bc->conf->name, NULL, wb_ctl_bond_counter_names, v, WB_CTL_N_BOND_COUNTERS);
 	for (unsigned i = 0; i < WB_MAX_UPLINKS; i++) {
 		struct wb_uplink_status u;
 

@@ -177,20 +177,36 @@ static bool put_counters(struct nlmsghdr *nlh, uint16_t type, const uint64_t *v,
 	return true;
 }
 
+void wb_ctl_bond_counter_values(const struct wb_bond_counters *c, uint64_t v[WB_CTL_N_BOND_COUNTERS])
+{
+	int i = 0;
+
+#define WRITE_ONE(f) v[i++] = c->f;
+	WB_CTL_BOND_COUNTERS(WRITE_ONE)
+}
+
+void wb_ctl_uplink_counter_values(const struct wb_uplink_counters *c, uint64_t v[WB_CTL_N_UPLINK_COUNTERS])
+{
+	int i = 0;
+
+	WB_CTL_UPLINK_COUNTERS(WRITE_ONE)
+#undef WRITE_ONE
+}
+
 bool wb_ctl_put_bond_counters(struct nlmsghdr *nlh, uint16_t type, const struct wb_bond_counters *c)
 {
-#define VALUE_OF(f) c->f,
-	const uint64_t v[] = { WB_CTL_BOND_COUNTERS(VALUE_OF) };
+	uint64_t v[WB_CTL_N_BOND_COUNTERS];
 
+	wb_ctl_bond_counter_values(c, v);
 	return put_counters(nlh, type, v, WB_CTL_N_BOND_COUNTERS);
 }
 
 bool wb_ctl_put_uplink_counters(struct nlmsghdr *nlh, uint16_t type, const struct wb_uplink_counters *c)
 {
-	const uint64_t v[] = { WB_CTL_UPLINK_COUNTERS(VALUE_OF) };
+	uint64_t v[WB_CTL_N_UPLINK_COUNTERS];
 
+	wb_ctl_uplink_counter_values(c, v);
 	return put_counters(nlh, type, v, WB_CTL_N_UPLINK_COUNTERS);
-#undef VALUE_OF
 }
 
 void wb_ctl_bond_counters_from(const struct wb_ctl_counters *in, struct wb_bond_counters *out)

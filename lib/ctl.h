@@ -201,6 +201,9 @@ struct nlmsghdr *wb_ctl_msg_start(void *buf, uint8_t cmd, uint16_t flags, uint32
 /* Adds the bond's or an uplink's counters as a nested attribute of type. */
 bool wb_ctl_put_bond_counters(struct nlmsghdr *nlh, uint16_t type, const struct wb_bond_counters *c);
 bool wb_ctl_put_uplink_counters(struct nlmsghdr *nlh, uint16_t type, const struct wb_uplink_counters *c);
+/* The counters' values in list order, beside the names above (the log prints them so). */
+void wb_ctl_bond_counter_values(const struct wb_bond_counters *c, uint64_t v[WB_CTL_N_BOND_COUNTERS]);
+void wb_ctl_uplink_counter_values(const struct wb_uplink_counters *c, uint64_t v[WB_CTL_N_UPLINK_COUNTERS]);
 /* A counter set back into the structures (absent counters read as zero). */
 void wb_ctl_bond_counters_from(const struct wb_ctl_counters *in, struct wb_bond_counters *out);
 void wb_ctl_uplink_counters_from(const struct wb_ctl_counters *in, struct wb_uplink_counters *out);

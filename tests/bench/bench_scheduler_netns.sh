@@ -126,10 +126,10 @@ measure() {
 			rt=$(nt_wb_status "$SERVER_PID" "$NT_TMP/server.conf.log" || true)
 		fi
 		bytes=$(jq -r '.end.sum_received.bytes // 0' <<<"$json")
-		reinjected=$(grep -oE 'reinjected [0-9]+ pkts [0-9]+ B' <<<"$st" | head -n 1 | awk '{ print $4 }')
+		reinjected=$(nt_wb_field "$st" opp_reinject_bytes)
 		echo "$prefix reinject_ratio_$dir $(awk -v r="${reinjected:-0}" -v b="$bytes" 'BEGIN { print b ? r / b : 0 }')"
 		echo "$prefix penalised_$dir $(nt_wb_field "$st" penalised)"
-		echo "$prefix skips $(nt_wb_field "$rt" 'given up')"
+		echo "$prefix skips $(nt_wb_field "$rt" reorder_skips)"
 	fi
 }
 
@@ -197,8 +197,8 @@ run_scenario() {
 				local st
 				st=$(nt_wb_status "$CLIENT_PID" "$NT_TMP/client.conf.log"; nt_wb_status "$SERVER_PID" "$NT_TMP/server.conf.log") || true
 				# IP packets the two ends sent on the backup uplink, both directions of the run.
-				echo "S8 down $VARIANT default $run ip_packets_spare_down $(grep -E '/spare: cwnd' <<<"$st" |
-					grep -oE '(data sent|resent|reinjected) [0-9]+' | awk '{ s += $NF } END { print s + 0 }')" >>"$OUT/results.txt"
+				echo "S8 down $VARIANT default $run ip_packets_spare_down $(grep -E '/spare: counters: ' <<<"$st" |
+					grep -oE '(data_packets|retransmits|reinjected) [0-9]+' | awk '{ s += $NF } END { print s + 0 }')" >>"$OUT/results.txt"
 			fi
 			if [ "$row" != mptcp ]; then stop_daemons; fi
 		done

@@ -460,12 +460,18 @@ nt_wb_status() {
 		after=$(wc -l <"$log")
 		[ "$after" -gt "$before" ] && sleep 0.1 && break
 	done
-	tail -n +"$((before + 1))" "$log" | grep -E 'datagrams [0-9]|socket |tun [0-9]|, session|no session|endpoint .*, rtt|reliable layer|scheduler |cwnd [0-9]'
+	tail -n +"$((before + 1))" "$log" | grep -E 'datagrams [0-9]|socket |, session|no session|endpoint .*, rtt|cwnd [0-9]|counters: '
 }
 
 # nt_wb_field TEXT NAME: the number after NAME in a status text ("replays 3" -> 3).
 nt_wb_field() {
 	grep -oE -- "$2 [0-9]+" <<<"$1" | head -n 1 | awk '{ print $NF }'
+}
+
+# nt_wb_counters TEXT WHO: the counter lines of a bond ("home") or an uplink
+# ("home/dsl") in a status text, named as in wanbond stats ("replays 3").
+nt_wb_counters() {
+	grep -E -- "^<[0-9]>$2: counters: " <<<"$1" || true
 }
 
 # ---- files over TCP ------------------------------------------------------------

@@ -55,10 +55,10 @@ SINK=$NT_LAST_PID
 nt_tcp_send lan "$SRV" "$PORT" "$NT_TMP/in.bin"
 for _ in $(seq 600); do kill -0 "$SINK" 2>/dev/null || break; sleep 0.1; done
 after=$(nt_wb_status "$SPID" "$NT_TMP/server.conf.log")
-resent=$(( $(nt_wb_field "$(grep -E 'reliable layer' <<<"$after")" resent) - $(nt_wb_field "$(grep -E 'reliable layer' <<<"$before")" resent) ))
+resent=$(( $(nt_wb_field "$(nt_wb_counters "$after" home)" retransmits) - $(nt_wb_field "$(nt_wb_counters "$before" home)" retransmits) ))
 echo "  ($(cat "$NT_TMP/sink-$PORT.log"); the server resent $resent packets meanwhile, on the return path)"
 nt_expect_true "the file arrived whole, same sha256" \
 	[ "$(sha256sum <"$NT_TMP/in.bin")" = "$(sha256sum <"$NT_TMP/out.bin" 2>/dev/null)" ]
 client=$(nt_wb_status "$CPID" "$NT_TMP/client.conf.log")
-nt_expect_range "packets the client resent (1% of its uplinks lost)" "$(nt_wb_field "$(grep -E 'reliable layer' <<<"$client")" resent)" 1 100000
+nt_expect_range "packets the client resent (1% of its uplinks lost)" "$(nt_wb_field "$(nt_wb_counters "$client" home)" retransmits)" 1 100000
 nt_finish

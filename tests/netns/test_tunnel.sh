@@ -83,8 +83,8 @@ client_status() { nt_wb_status "$CPID" "$CLOG"; }
 
 # uplink_line TEXT BOND/UPLINK: that uplink's status line.
 uplink_line() { grep -F "$2: " <<<"$1" | grep -F ', endpoint ' | tail -n 1; }
-# tx_ip LINE: the "(N IP)" count of an uplink's transmitted datagrams.
-tx_ip() { sed -nE 's/.* tx [0-9]+ pkts [0-9]+ B \(([0-9]+) IP\).*/\1/p' <<<"$1"; }
+# uplink_field TEXT BOND/UPLINK NAME: one of that uplink's counters.
+uplink_field() { nt_wb_field "$(nt_wb_counters "$1" "$2")" "$3"; }
 
 # srv_in_echos: ICMP echo requests the srv host has received (its own netns counters).
 # shellcheck disable=SC2016
@@ -110,14 +110,14 @@ nt_expect_range "ping lan -> srv through the tunnel, answered of 10" "$(ping_rec
 # ---- b. TCP goodput -----------------------------------------------------------------
 echo "b. TCP goodput lan -> srv over both uplinks"
 st=$(client_status)
-tx_dsl0=$(tx_ip "$(uplink_line "$st" home/dsl)")
-tx_lte0=$(tx_ip "$(uplink_line "$st" home/lte)")
+tx_dsl0=$(uplink_field "$st" home/dsl tx_ip_packets)
+tx_lte0=$(uplink_field "$st" home/lte tx_ip_packets)
 nt_iperf lan srv "$SRV" -t 4 -O 1 --connect-timeout 3000 >"$NT_TMP/tcp.json"
 goodput=$(jq -r '.end.sum_received.bits_per_second // empty' "$NT_TMP/tcp.json" 2>/dev/null || true)
 retrans=$(jq -r '.end.sum_sent.retransmits // empty' "$NT_TMP/tcp.json" 2>/dev/null || true)
 st=$(client_status)
-tx_dsl=$(($(tx_ip "$(uplink_line "$st" home/dsl)") - tx_dsl0))
-tx_lte=$(($(tx_ip "$(uplink_line "$st" home/lte)") - tx_lte0))
+tx_dsl=$(($(uplink_field "$st" home/dsl tx_ip_packets) - tx_dsl0))
+tx_lte=$(($(uplink_field "$st" home/lte tx_ip_packets) - tx_lte0))
 echo "  (retransmits ${retrans:-?}; IP packets sent on dsl $tx_dsl, on lte $tx_lte)"
 # 50 + 20 Mbit/s of links carry at most ~68 Mbit/s of goodput; a floor of 10.
 nt_expect_range "TCP goodput Mbit/s" "$(awk -v g="${goodput:-}" 'BEGIN { if (g != "") printf "%.1f", g / 1e6 }')" 10 68
@@ -173,9 +173,9 @@ wait_lines "$CLOG" "$from" "$t_up" 5 t_probing='home/lte: down -> probing' t_bac
 echo "  (link up -> 'lte: down -> probing' ${t_probing:-never} ms, -> 'up' ${t_back:-never} ms)"
 nt_expect_range "ms from link up to lte probing" "${t_probing:-}" 0 5000
 nt_expect_range "ms from link up to lte up" "${t_back:-}" 0 5000
-tx0=$(tx_ip "$(uplink_line "$(client_status)" home/lte)")
+tx0=$(uplink_field "$(client_status)" home/lte tx_ip_packets)
 goodput=$(nt_iperf lan srv "$SRV" -t 2 | jq -r '.end.sum_received.bits_per_second // 0')
-tx1=$(tx_ip "$(uplink_line "$(client_status)" home/lte)")
+tx1=$(uplink_field "$(client_status)" home/lte tx_ip_packets)
 echo "  (TCP for 2 s: $(awk -v b="$goodput" 'BEGIN { printf "%.1f", b / 1e6 }') Mbit/s)"
 # A bulk transfer fills the fast uplink and spills onto lte: it is used again.
 nt_expect_range "IP packets lte carried of a 2 s TCP transfer" "$((tx1 - tx0))" 100 1000000
@@ -188,7 +188,7 @@ nt_run router ip link set dev wan2 down
 wait_lines "$CLOG" "$from" "$t0" 4 t_stale='home/lte: [a-z]+ -> (stale|down)'
 echo "  (lte out of use ${t_stale:-never} ms after wan2 went down)"
 sfrom=$(lines "$SLOG")
-changes0=$(nt_wb_field "$(uplink_line "$(server_status)" home/dsl)" "endpoint changes")
+changes0=$(uplink_field "$(server_status)" home/dsl endpoint_changes)
 t0=$(now_ms)
 nt_run router ip addr del 10.100.1.1/24 dev wan1
 nt_run router ip addr add 10.100.1.11/24 dev wan1
@@ -206,8 +206,9 @@ nt_expect_range "ping after the change, answered of 10" "$(ping_received lan 10 
 moved=$(tail -n +"$((sfrom + 1))" "$SLOG" | grep -E 'endpoint [0-9.]+:[0-9]+ -> 10\.100\.1\.11:[0-9]+' | head -n 1 || true)
 echo "  (server log: ${moved:-no endpoint change})"
 nt_expect_true "server log shows endpoint A:P -> 10.100.1.11:Q" [ -n "$moved" ]
-dsl=$(uplink_line "$(server_status)" home/dsl)
-nt_expect_range "server dsl endpoint changes (were $changes0)" "$(nt_wb_field "$dsl" "endpoint changes")" \
+status=$(server_status)
+dsl=$(uplink_line "$status" home/dsl)
+nt_expect_range "server dsl endpoint changes (were $changes0)" "$(uplink_field "$status" home/dsl endpoint_changes)" \
 	$((changes0 + 1)) $((changes0 + 3))
 nt_expect_true "server dsl endpoint is now 10.100.1.11" grep -q 'endpoint 10\.100\.1\.11:' <<<"$dsl"
 from=$(lines "$CLOG")
@@ -251,18 +252,18 @@ e2=$(srv_in_echos)
 delta() { echo $(($(nt_wb_field "$s2" "$1") - $(nt_wb_field "$s1" "$1"))); }
 garbage_data=$(sed -nE 's/^garbage: .*: ([0-9]+) data messages.*/\1/p' "$NT_TMP/inject.log")
 garbage_short=$(sed -nE 's/^garbage: .* ([0-9]+) short or of unknown type.*/\1/p' "$NT_TMP/inject.log")
-sent_from_tun=$(($(nt_wb_field "$c2" "from tun") - $(nt_wb_field "$c1" "from tun")))
-echo "  (server: datagrams +$(delta datagrams), replays +$(delta replays), auth failures +$(delta "auth failures")," \
-	"unknown index +$(delta "unknown index"), short or unknown +$(delta "short or unknown"), to tun +$(delta "to tun");" \
+sent_from_tun=$(($(nt_wb_field "$c2" tun_rx_packets) - $(nt_wb_field "$c1" tun_rx_packets)))
+echo "  (server: datagrams +$(delta datagrams), replays +$(delta replays), auth failures +$(delta auth_failures)," \
+	"unknown index +$(delta "unknown index"), short or unknown +$(delta "short or unknown"), to tun +$(delta tun_tx_packets);" \
 	"client from tun +$sent_from_tun; srv InEchos +$((e2 - e1)))"
 nt_expect_range "server datagrams grew by at least the 110 sent" "$(delta datagrams)" 110 200
 # A flipped tag on a counter the window has seen is refused before the AEAD: a replay too.
 nt_expect_range "replays grew by 20 replayed + 20 flipped" "$(delta replays)" 40 40
-nt_expect_range "auth failures grew by the 20 forged" "$(delta "auth failures")" 20 20
+nt_expect_range "auth failures grew by the 20 forged" "$(delta auth_failures)" 20 20
 nt_expect_range "unknown index grew by the data-shaped garbage" "$(delta "unknown index")" "${garbage_data:-x}" "${garbage_data:-x}"
 nt_expect_range "short or unknown grew by the rest of the garbage" "$(delta "short or unknown")" "${garbage_short:-x}" "${garbage_short:-x}"
 nt_expect_range "malformed did not grow" "$(delta malformed)" 0 0
-nt_expect_range "to tun grew by what the client sent (+$sent_from_tun)" "$(delta "to tun")" "$sent_from_tun" "$sent_from_tun"
+nt_expect_range "to tun grew by what the client sent (+$sent_from_tun)" "$(delta tun_tx_packets)" "$sent_from_tun" "$sent_from_tun"
 nt_expect_range "srv echo requests received meanwhile" "$((e2 - e1))" 0 0
 nt_expect_range "ping through the tunnel afterwards, answered of 10" "$(ping_received lan 10 0.1)" 10 10
 

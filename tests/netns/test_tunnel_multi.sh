@@ -10,7 +10,7 @@
 #   vps     server, peers home (10.255.0.1/30, 10.1.0.0/24) and office (10.255.0.5/30, 10.3.0.0/24)
 #
 # Checks: both sessions; concurrent TCP from lan and lan2 to srv, each bond's
-# server "to tun" close to its own client's "from tun"; ping from both LANs;
+# server tun_tx_packets close to its own client's tun_rx_packets; ping from both LANs;
 # and a packet with office's source address sent into home's tunnel is
 # delivered to home's TUN device on the server, not to office's.
 set -eu
@@ -48,8 +48,8 @@ ping_received() {
 		awk '/received/ { for (i = 1; i <= NF; i++) if ($i ~ /^received/) print $(i - 1) }' || true
 }
 
-# bond_field TEXT BOND NAME: a counter of one bond's status line.
-bond_field() { nt_wb_field "$(grep -E "^<[0-9]>$2: wb-" <<<"$1")" "$3"; }
+# bond_field TEXT BOND NAME: a counter of one bond.
+bond_field() { nt_wb_field "$(nt_wb_counters "$1" "$2")" "$3"; }
 
 echo "sessions"
 for pair in "home:$HCONF.log" "office:$OCONF.log"; do
@@ -82,15 +82,15 @@ nt_expect_range "home TCP goodput Mbit/s" "$(mbit "$NT_TMP/home.json")" 0.1 49
 nt_expect_range "office TCP goodput Mbit/s" "$(mbit "$NT_TMP/office.json")" 0.1 20
 
 # Upload: what each client took from its TUN, and what the server wrote to each bond's TUN.
-h_from=$(($(nt_wb_field "$h2" "from tun") - $(nt_wb_field "$h1" "from tun")))
-o_from=$(($(nt_wb_field "$o2" "from tun") - $(nt_wb_field "$o1" "from tun")))
-sh_to=$(($(bond_field "$s2" home "to tun") - $(bond_field "$s1" home "to tun")))
-so_to=$(($(bond_field "$s2" office "to tun") - $(bond_field "$s1" office "to tun")))
+h_from=$(($(nt_wb_field "$h2" tun_rx_packets) - $(nt_wb_field "$h1" tun_rx_packets)))
+o_from=$(($(nt_wb_field "$o2" tun_rx_packets) - $(nt_wb_field "$o1" tun_rx_packets)))
+sh_to=$(($(bond_field "$s2" home tun_tx_packets) - $(bond_field "$s1" home tun_tx_packets)))
+so_to=$(($(bond_field "$s2" office tun_tx_packets) - $(bond_field "$s1" office tun_tx_packets)))
 # Download (the ACKs): what the server took from each bond's TUN, and what each client delivered.
-sh_from=$(($(bond_field "$s2" home "from tun") - $(bond_field "$s1" home "from tun")))
-so_from=$(($(bond_field "$s2" office "from tun") - $(bond_field "$s1" office "from tun")))
-h_to=$(($(nt_wb_field "$h2" "to tun") - $(nt_wb_field "$h1" "to tun")))
-o_to=$(($(nt_wb_field "$o2" "to tun") - $(nt_wb_field "$o1" "to tun")))
+sh_from=$(($(bond_field "$s2" home tun_rx_packets) - $(bond_field "$s1" home tun_rx_packets)))
+so_from=$(($(bond_field "$s2" office tun_rx_packets) - $(bond_field "$s1" office tun_rx_packets)))
+h_to=$(($(nt_wb_field "$h2" tun_tx_packets) - $(nt_wb_field "$h1" tun_tx_packets)))
+o_to=$(($(nt_wb_field "$o2" tun_tx_packets) - $(nt_wb_field "$o1" tun_tx_packets)))
 echo "  (upload packets: home client from tun $h_from, server home to tun $sh_to;" \
 	"office client from tun $o_from, server office to tun $so_to)"
 echo "  (download packets: server home from tun $sh_from, home client to tun $h_to;" \
@@ -121,10 +121,10 @@ nt_run router ping -q -n -c 5 -i 0.1 -W 1 -I 10.3.0.77 "$SRV" >/dev/null 2>&1 ||
 sleep 0.3
 s2=$(nt_wb_status "$SPID" "$SCONF.log")
 h2=$(nt_wb_status "$HPID" "$HCONF.log")
-h_from=$(($(nt_wb_field "$h2" "from tun") - $(nt_wb_field "$h1" "from tun")))
-sh_to=$(($(bond_field "$s2" home "to tun") - $(bond_field "$s1" home "to tun")))
-so_to=$(($(bond_field "$s2" office "to tun") - $(bond_field "$s1" office "to tun")))
-sh_rej=$(($(bond_field "$s2" home "source rejected") - $(bond_field "$s1" home "source rejected")))
+h_from=$(($(nt_wb_field "$h2" tun_rx_packets) - $(nt_wb_field "$h1" tun_rx_packets)))
+sh_to=$(($(bond_field "$s2" home tun_tx_packets) - $(bond_field "$s1" home tun_tx_packets)))
+so_to=$(($(bond_field "$s2" office tun_tx_packets) - $(bond_field "$s1" office tun_tx_packets)))
+sh_rej=$(($(bond_field "$s2" home source_rejected) - $(bond_field "$s1" home source_rejected)))
 echo "  (home client from tun +$h_from; server: home to tun +$sh_to, office to tun +$so_to, home source rejected +$sh_rej)"
 nt_expect_range "home client sent the 5 spoofed requests" "$h_from" 5 5
 nt_expect_range "server refused them (source rejected)" "$sh_rej" 5 5
