@@ -31,14 +31,29 @@
 
 /* ---- the library's callbacks ----------------------------------------------- */
 
-static void op_send(void *ctx, unsigned sock, const struct wb_endpoint *to, const uint8_t *data, size_t len)
+/* The library's socket number sock: a client's uplink slot, the server's one socket; NULL if not open. */
+static struct sock_ctx *open_sock(struct daemon *d, unsigned sock)
 {
-	struct daemon *d = ctx;
 	struct sock_ctx *sc = d->cfg.role == WB_ROLE_CLIENT ? (sock < (unsigned)d->n_uplinks ? &d->uplinks[sock].sock : NULL)
 							     : &d->server;
 
-	if (sc && sc->open)
+	return sc && sc->open ? sc : NULL;
+}
+
+static void op_send(void *ctx, unsigned sock, const struct wb_endpoint *to, const uint8_t *data, size_t len)
+{
+	struct sock_ctx *sc = open_sock(ctx, sock);
+
+	if (sc)
 		udp_queue(&sc->udp, to, data, len);
+}
+
+/* The library seals its data messages in the socket's send batch: no copy on their way out. */
+static uint8_t *op_tx_buffer(void *ctx, unsigned sock, size_t len)
+{
+	struct sock_ctx *sc = open_sock(ctx, sock);
+
+	return sc ? udp_tx_slot(&sc->udp, len) : NULL;
 }
 
 static void op_deliver(void *ctx, struct wb_bond *b, const uint8_t *ip, size_t len)
@@ -98,7 +113,7 @@ static void op_event(void *ctx, struct wb_bond *b, const struct wb_event *ev)
 
 static const struct wb_device_ops daemon_ops = {
 	.send = op_send, .deliver = op_deliver, .random = op_random, .log = op_log, .wall_clock = op_wall_clock,
-	.event = op_event,
+	.event = op_event, .tx_buffer = op_tx_buffer,
 };
 
 /* ---- events ------------------------------------------------------------------ */

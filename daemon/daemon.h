@@ -32,7 +32,7 @@ struct bond_ctx {
 	uint32_t mtu;      /* the TUN device's now */
 	uint32_t mtu_cap;  /* the largest it may get: the library's and the read buffer's size */
 	bool mtu_auto;     /* from the uplinks and the outer family, not from the configuration */
-	uint8_t *buf;  /* one packet read from TUN, with the library's headroom and tailroom */
+	uint8_t *buf;  /* one packet read from TUN */
 	uint64_t tun_write_errors, tun_read_errors;
 	struct log_limit write_limit;
 	int routes_added;

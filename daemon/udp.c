@@ -175,13 +175,31 @@ int udp_open_server(struct udp_sock *s, const struct sockaddr_storage *listen, c
 	return 0;
 }
 
+static uint8_t *next_slot(const struct udp_sock *s)
+{
+	return s->tx_bufs + (size_t)s->tx_n * s->slot;
+}
+
+static bool fits(const struct udp_sock *s, size_t len)
+{
+	return s->lfd.fd >= 0 && len <= s->slot && len <= WB_MAX_DATAGRAM;
+}
+
+uint8_t *udp_tx_slot(struct udp_sock *s, size_t len)
+{
+	return fits(s, len) ? next_slot(s) : NULL;
+}
+
 void udp_queue(struct udp_sock *s, const struct wb_endpoint *to, const uint8_t *data, size_t len)
 {
-	if (s->lfd.fd < 0 || len > s->slot || len > WB_MAX_DATAGRAM) {
+	uint8_t *slot = next_slot(s);
+
+	if (!fits(s, len)) {
 		s->tx_dropped++;
 		return;
 	}
-	memcpy(s->tx_bufs + (size_t)s->tx_n * s->slot, data, len);
+	if (data != slot)
+		memcpy(slot, data, len);
 	s->tx_len[s->tx_n] = (uint32_t)len;
 	udp_sockaddr_from_endpoint(&s->tx_to[s->tx_n], to, s->family);
 	if (++s->tx_n == UDP_BATCH)

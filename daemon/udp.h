@@ -55,7 +55,13 @@ int udp_open_uplink(struct udp_sock *s, const struct wb_conf_uplink *u, int fami
 int udp_open_server(struct udp_sock *s, const struct sockaddr_storage *listen, char *what, size_t whatlen);
 void udp_close(struct udp_sock *s);
 
-/* Copies a datagram into the send batch; sends the batch when it is full. */
+/*
+ * Where the next datagram of the batch goes, len bytes at most: built
+ * there, it is queued without a copy. NULL if the socket is closed or the
+ * datagram would not fit. Valid until the next udp_queue or udp_flush.
+ */
+uint8_t *udp_tx_slot(struct udp_sock *s, size_t len);
+/* Adds a datagram to the send batch (copied, unless built in udp_tx_slot's); sends the batch when it is full. */
 void udp_queue(struct udp_sock *s, const struct wb_endpoint *to, const uint8_t *data, size_t len);
 void udp_flush(struct udp_sock *s);
 

@@ -87,7 +87,7 @@ struct wb_bond {
 	uint8_t rr_next;           /* roundrobin: the uplink whose turn it is */
 	struct wb_reinject reinj;
 	uint64_t oppr_una;         /* snd_una at the last check that met an idle uplink */
-	uint8_t *scratch;         /* one datagram being built */
+	uint8_t *scratch;         /* one datagram being built, where the caller lends no buffer (tx_buffer) */
 
 	struct wb_bond_counters c;
 };

@@ -20,13 +20,34 @@
 /* A pacing burst: a millisecond at the rate, and never less than two packets. */
 #define PACING_BURST_NS 1000000ULL
 
+/* The socket u's datagrams leave by: the uplink's own on a client, the one socket on a server. */
+static unsigned sock_of(const struct wb_bond *b, const struct wb_uplink *u)
+{
+	return b->dev->p.server ? 0 : u->id;
+}
+
 void wb_bond_transmit(struct wb_bond *b, struct wb_uplink *u, const uint8_t *data, size_t len)
 {
 	struct wb_device *d = b->dev;
 
-	d->ops.send(d->ctx, d->p.server ? 0 : u->id, d->p.server ? &u->endpoint : &b->server, data, len);
+	d->ops.send(d->ctx, sock_of(b, u), d->p.server ? &u->endpoint : &b->server, data, len);
 	u->c.tx_packets++;
 	u->c.tx_bytes += len;
+}
+
+/*
+ * Where the next data message on u is built and sealed: in the caller's
+ * send buffer when it lends one (then it goes out with no copy), else in
+ * the bond's own.
+ */
+static uint8_t *datagram_buffer(struct wb_bond *b, const struct wb_uplink *u)
+{
+	struct wb_device *d = b->dev;
+	uint8_t *buf = NULL;
+
+	if (d->ops.tx_buffer)
+		buf = d->ops.tx_buffer(d->ctx, sock_of(b, u), WB_DATA_OVERHEAD + b->max_body);
+	return buf ? buf : b->scratch;
 }
 
 /*
@@ -101,17 +122,18 @@ static size_t add_acks(struct wb_bond *b, struct wb_uplink *u, uint8_t *body, si
 }
 
 /*
- * Seals the body in b->scratch with the uplink's next packet number and
- * sends it. Returns the datagram length, or a negative errno.
+ * Seals the body in buf (from datagram_buffer) with the uplink's next
+ * packet number and sends it. Returns the datagram length, or a negative
+ * errno.
  */
-static int seal_and_send(struct wb_bond *b, struct wb_uplink *u, size_t body_len, uint64_t now, uint64_t dsn,
-			 bool ack_eliciting, bool app_limited)
+static int seal_and_send(struct wb_bond *b, struct wb_uplink *u, uint8_t *buf, size_t body_len, uint64_t now,
+			 uint64_t dsn, bool ack_eliciting, bool app_limited)
 {
 	int n;
 
 	if (!b->current)
 		return -ENOTCONN;
-	n = wb_keypair_seal(b->current, u->id, u->tx_pn, b->scratch, body_len);
+	n = wb_keypair_seal(b->current, u->id, u->tx_pn, buf, body_len);
 	if (n < 0)
 		return n;
 	u->tx_pn++;
@@ -119,7 +141,7 @@ static int seal_and_send(struct wb_bond *b, struct wb_uplink *u, size_t body_len
 	wb_recovery_on_sent(u->rec, &u->cc, now, (uint32_t)n, dsn, ack_eliciting, app_limited);
 	if (ack_eliciting)
 		pace(u, now, (uint32_t)n);
-	wb_bond_transmit(b, u, b->scratch, (size_t)n);
+	wb_bond_transmit(b, u, buf, (size_t)n);
 	return n;
 }
 
@@ -152,7 +174,7 @@ static void count_send(struct wb_bond *b, struct wb_uplink *u, const struct wb_s
 bool wb_bond_send_dsn(struct wb_bond *b, struct wb_uplink *u, uint64_t dsn, uint64_t now, enum wb_send_kind kind)
 {
 	struct wb_sndbuf_entry *e = wb_sndbuf_get(&b->snd, dsn);
-	uint8_t *body = b->scratch + WB_DATA_HEADER_LEN;
+	uint8_t *buf = datagram_buffer(b, u), *body = buf + WB_DATA_HEADER_LEN;
 	size_t n = WB_FRAME_DATA_HEADER + e->len;
 	/* The last packet of a burst leaves the uplink's window unfilled: its rate sample says little. */
 	bool app_limited = kind == WB_SEND_NEW && !wb_txq_peek(&b->txq);
@@ -160,7 +182,7 @@ bool wb_bond_send_dsn(struct wb_bond *b, struct wb_uplink *u, uint64_t dsn, uint
 	wb_frame_put_data_header(body, dsn, e->len);
 	memcpy(body + WB_FRAME_DATA_HEADER, e->data, e->len);
 	n = add_acks(b, u, body, n, now);
-	if (seal_and_send(b, u, n, now, dsn, true, app_limited) < 0)
+	if (seal_and_send(b, u, buf, n, now, dsn, true, app_limited) < 0)
 		return false;
 	if (!e->sends++)
 		e->first_sent_ns = now;
@@ -302,9 +324,10 @@ static bool send_new(struct wb_bond *b, uint64_t now, uint16_t reserved)
 /* An ack-only message (with the bond ack when due) on an uplink whose ack is due. */
 static void send_ack(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
 {
-	size_t n = add_acks(b, u, b->scratch + WB_DATA_HEADER_LEN, 0, now);
+	uint8_t *buf = datagram_buffer(b, u);
+	size_t n = add_acks(b, u, buf + WB_DATA_HEADER_LEN, 0, now);
 
-	if (n && seal_and_send(b, u, n, now, WB_NO_DSN, false, false) >= 0)
+	if (n && seal_and_send(b, u, buf, n, now, WB_NO_DSN, false, false) >= 0)
 		u->c.acks_sent++;
 }
 
@@ -375,7 +398,7 @@ static void refresh_bond_ack(struct wb_bond *b)
 
 void wb_bond_send_probe(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
 {
-	uint8_t *body = b->scratch + WB_DATA_HEADER_LEN;
+	uint8_t *buf = datagram_buffer(b, u), *body = buf + WB_DATA_HEADER_LEN;
 	struct wb_probe probe = { .seq = ++u->probe_seq, .sent_ns = now, .tx_packets = u->data_tx + 1 };
 	size_t n = wb_frame_put_probe(body, &probe);
 
@@ -394,7 +417,7 @@ void wb_bond_send_probe(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
 	 * sample must not lower the model. On a busy one it is just one more
 	 * packet (marking it would taint every sample of the round).
 	 */
-	if (seal_and_send(b, u, n, now, WB_NO_DSN, true, !u->rec->bytes_in_flight) >= 0)
+	if (seal_and_send(b, u, buf, n, now, WB_NO_DSN, true, !u->rec->bytes_in_flight) >= 0)
 		u->c.probes_sent++;
 	wb_device_timers_changed(b->dev);
 }
@@ -402,9 +425,10 @@ void wb_bond_send_probe(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
 void wb_bond_send_pmtu_probe(struct wb_bond *b, struct wb_uplink *u, uint32_t size, uint64_t now)
 {
 	uint64_t pn = u->tx_pn;
+	uint8_t *buf = datagram_buffer(b, u);
 
 	/* Not in flight: its loss is the path's size, not congestion, and the window does not wait for it. */
-	if (seal_and_send(b, u, wb_frame_put_pmtu_probe(b->scratch + WB_DATA_HEADER_LEN, size - WB_DATA_OVERHEAD), now,
+	if (seal_and_send(b, u, buf, wb_frame_put_pmtu_probe(buf + WB_DATA_HEADER_LEN, size - WB_DATA_OVERHEAD), now,
 			  WB_NO_DSN, false, false) < 0)
 		return;
 	wb_pmtu_probe_sent(&u->pmtu, pn);
@@ -413,28 +437,30 @@ void wb_bond_send_pmtu_probe(struct wb_bond *b, struct wb_uplink *u, uint32_t si
 
 void wb_bond_send_pmtu_ack(struct wb_bond *b, struct wb_uplink *u, uint16_t size, uint64_t now)
 {
-	uint8_t *body = b->scratch + WB_DATA_HEADER_LEN;
+	uint8_t *buf = datagram_buffer(b, u), *body = buf + WB_DATA_HEADER_LEN;
 	size_t n = wb_frame_put_pmtu_ack(body, size);
 
-	seal_and_send(b, u, add_acks(b, u, body, n, now), now, WB_NO_DSN, false, false);
+	seal_and_send(b, u, buf, add_acks(b, u, body, n, now), now, WB_NO_DSN, false, false);
 }
 
 void wb_bond_send_probe_ack(struct wb_bond *b, struct wb_uplink *u, const struct wb_probe *probe, uint64_t now)
 {
-	uint8_t *body = b->scratch + WB_DATA_HEADER_LEN;
+	uint8_t *buf = datagram_buffer(b, u), *body = buf + WB_DATA_HEADER_LEN;
 	struct wb_probe_ack ack = {
 		.seq = probe->seq, .sent_ns = probe->sent_ns, .tx_packets = probe->tx_packets, .rx_packets = u->data_rx,
 	};
 	size_t n = wb_frame_put_probe_ack(body, &ack);
 
 	refresh_bond_ack(b);
-	seal_and_send(b, u, add_acks(b, u, body, n, now), now, WB_NO_DSN, false, false);
+	seal_and_send(b, u, buf, add_acks(b, u, body, n, now), now, WB_NO_DSN, false, false);
 }
 
 void wb_bond_send_close(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
 {
-	seal_and_send(b, u, wb_frame_put_close(b->scratch + WB_DATA_HEADER_LEN, WB_CLOSE_SHUTDOWN), now, WB_NO_DSN, false,
-		      false);
+	uint8_t *buf = datagram_buffer(b, u);
+
+	seal_and_send(b, u, buf, wb_frame_put_close(buf + WB_DATA_HEADER_LEN, WB_CLOSE_SHUTDOWN), now, WB_NO_DSN,
+		      false, false);
 }
 
 /* ---- what acks and losses of an uplink mean for the send buffer ------------ */

@@ -226,6 +226,14 @@ struct wb_device_ops {
 	void (*log)(void *ctx, enum wb_log_level level, const char *bond, const char *uplink, const char *msg);
 	/* Something an operator cares about changed (NULL: not told). */
 	void (*event)(void *ctx, struct wb_bond *b, const struct wb_event *ev);
+	/*
+	 * Optional: where to build the next datagram for sock, len bytes at
+	 * most; NULL for none. The library seals it there in place and passes
+	 * the same pointer to send, before any other datagram goes out, so the
+	 * caller need not copy it; without one it builds in a buffer of its
+	 * own, and send copies.
+	 */
+	uint8_t *(*tx_buffer)(void *ctx, unsigned sock, size_t len);
 };
 
 int wb_device_new(struct wb_device **out, const struct wb_device_params *p, const struct wb_device_ops *ops,

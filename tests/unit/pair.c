@@ -24,7 +24,10 @@ static void on_send(void *ctx, unsigned sock, const struct wb_endpoint *to, cons
 	d->to = *to;
 	d->from = s->is_server ? p->server_ep : p->client_ep[sock];
 	d->len = (uint16_t)len;
-	memcpy(d->data, data, len);
+	if (data == d->data)
+		s->sent_in_place++;
+	else
+		memcpy(d->data, data, len);
 	d->at = p->now;
 	if (!s->is_server && sock < WB_MAX_UPLINKS)
 		d->at += p->delay_ns[sock];
@@ -33,6 +36,16 @@ static void on_send(void *ctx, unsigned sock, const struct wb_endpoint *to, cons
 			d->at += p->delay_ns[k];
 			break;
 		}
+}
+
+static uint8_t *on_tx_buffer(void *ctx, unsigned sock, size_t len)
+{
+	struct pair_side *s = ctx;
+
+	(void)sock;
+	if (!s->pair->lend_tx_buffers || s->queued == PAIR_MAX_QUEUE || len > sizeof(s->queue[0].data))
+		return NULL;
+	return s->queue[s->queued].data;
 }
 
 static void on_deliver(void *ctx, struct wb_bond *b, const uint8_t *ip, size_t len)
@@ -97,7 +110,7 @@ static void on_event(void *ctx, struct wb_bond *b, const struct wb_event *ev)
 
 static const struct wb_device_ops pair_ops = {
 	.send = on_send, .deliver = on_deliver, .random = on_random, .log = on_log, .wall_clock = on_wall_clock,
-	.event = on_event,
+	.event = on_event, .tx_buffer = on_tx_buffer,
 };
 
 static void key_from(struct prng *rng, uint8_t key[WB_KEY_LEN])
@@ -142,6 +155,7 @@ void pair_init(struct pair *p, const struct pair_options *o)
 	p->now = 1000000000ULL;
 	p->n_uplinks = o->n_uplinks ? o->n_uplinks : 2;
 	p->drop_misaddressed = o->drop_misaddressed;
+	p->lend_tx_buffers = o->lend_tx_buffers;
 	p->log_level = getenv("PAIR_LOG") ? atoi(getenv("PAIR_LOG")) : 0;
 	make_endpoint(&p->server_ep, 1, 51820);
 	for (int i = 0; i < WB_MAX_UPLINKS; i++)

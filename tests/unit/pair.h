@@ -51,6 +51,7 @@ struct pair_side {
 	uint64_t *delivered;
 	size_t n_delivered;
 	uint64_t sent; /* datagrams this side ever sent */
+	uint64_t sent_in_place; /* ... of them sealed in the queue entry it lent (pair.lend_tx_buffers) */
 	uint64_t log_lines; /* lines the library logged above debug level */
 	/* The events it told, in order (the first PAIR_MAX_EVENTS; n_events counts them all). */
 	struct pair_event events[PAIR_MAX_EVENTS];
@@ -81,6 +82,7 @@ struct pair {
 	/* Server datagrams sent to an address that no client uplink has (after the client moved). */
 	uint64_t misaddressed;
 	bool drop_misaddressed; /* they are lost (else they reach the client's socket 0) */
+	bool lend_tx_buffers;   /* the library builds datagrams in the next queue entry, as the daemon's batch */
 	/*
 	 * One-way delay of each uplink, both ways (0: none, the default). A
 	 * datagram waits in its queue until then; flushes and runs deliver it
@@ -102,6 +104,7 @@ struct pair_options {
 	/* The client's uplinks (n_uplinks of them) instead of "up0", "up1"... of weight 1. */
 	const struct wb_uplink_params *uplinks;
 	bool drop_misaddressed;          /* see struct pair */
+	bool lend_tx_buffers;            /* see struct pair */
 	/* The reliable layer of both bonds (zero fields: the defaults). */
 	struct wb_bond_tuning tuning;
 	/* The server's instead, if set (the two ends configured apart). */

@@ -1402,6 +1402,30 @@ static void test_a_dsn_refused_by_the_receiver_is_sent_again(void **state)
 }
 
 /*
+ * A caller that lends its send buffer (the daemon's batch) gets every data
+ * message built and sealed there, and the same pointer back to send: none
+ * is copied. The handshake's messages are built apart and copied.
+ */
+static void test_data_messages_are_sealed_in_a_lent_buffer(void **state)
+{
+	uint64_t client_sent, server_sent;
+
+	(void)state;
+	established_up(&(struct pair_options){ .lend_tx_buffers = true }, 2);
+	assert_int_equal(p.client.sent - p.client.sent_in_place, 1); /* the initiation */
+	assert_int_equal(p.server.sent - p.server.sent_in_place, 1); /* the response */
+	client_sent = p.client.sent;
+	server_sent = p.server.sent;
+	for (uint64_t id = 1; id <= 100; id++)
+		assert_int_equal(pair_send_ip(&p, &p.client, id, 1200), 0);
+	assert_true(pair_settle(&p, p.now + 2 * SEC, 0));
+	assert_delivered_in_order(&p.server, 100);
+	assert_true(p.client.sent - client_sent >= 100 && p.server.sent > server_sent);
+	assert_int_equal(p.client.sent - p.client.sent_in_place, 1);
+	assert_int_equal(p.server.sent - p.server.sent_in_place, 1);
+}
+
+/*
  * An ack frame that names a packet number the uplink never sent (a bug or a
  * forged peer: the frame authenticates) is refused and counted. Taken as it
  * stands, the largest acked would be past everything in flight, and all of
@@ -2039,6 +2063,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_the_receive_window_is_respected, teardown),
 		cmocka_unit_test_teardown(test_a_dsn_refused_by_the_receiver_is_sent_again, teardown),
 		cmocka_unit_test_teardown(test_an_ack_of_packets_never_sent_is_refused, teardown),
+		cmocka_unit_test_teardown(test_data_messages_are_sealed_in_a_lent_buffer, teardown),
 		cmocka_unit_test_teardown(test_a_gap_that_never_fills_is_skipped_after_the_hold_time, teardown),
 		cmocka_unit_test_teardown(test_codel_drops_from_a_queue_above_its_target, teardown),
 		cmocka_unit_test_teardown(test_no_aqm_drops_nothing, teardown),
