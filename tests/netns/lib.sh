@@ -343,6 +343,15 @@ nt_binomial_interval() {
 	}'
 }
 
+# nt_median NUMBER...: the median of the numbers (the mean of the middle two
+# of an even count). A throughput check on this shared machine compares
+# medians of runs taken side by side, so one run slowed by a neighbour does
+# not decide it.
+nt_median() {
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 }
+		END { if (NR == 0) print 0; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
 # nt_free_port NAME FROM: the first TCP port from FROM on that nothing in NAME listens on.
 nt_free_port() {
 	local port=$2
