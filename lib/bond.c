@@ -583,7 +583,15 @@ int wb_bond_send_ip(struct wb_bond *b, uint64_t now, const uint8_t *ip, size_t l
 		return -EMSGSIZE;
 	}
 	if (!wb_txq_has_room(&b->txq, (uint32_t)len)) {
-		b->c.queue_drops++;
+		/*
+		 * The queue waits for an uplink while none is up (a gap is bridged,
+		 * an outage fills it): a packet it then has no room for is lost to
+		 * the outage, not to congestion, and counted so.
+		 */
+		if (wb_sched_uplinks(b))
+			b->c.queue_drops++;
+		else
+			b->c.no_uplink_drops++;
 		return -ENOBUFS;
 	}
 	buf = wb_pktbuf_get(&b->pool);

@@ -35,7 +35,7 @@ struct wb_bond_counters {
 	uint64_t tun_rx_packets, tun_rx_bytes; /* IP packets taken from the TUN device to send */
 	uint64_t tun_tx_packets, tun_tx_bytes; /* IP packets delivered to the TUN device */
 	uint64_t no_session_drops;   /* an IP packet to send, but no session yet */
-	uint64_t no_uplink_drops;    /* an IP packet to send, but no uplink up */
+	uint64_t no_uplink_drops;    /* an IP packet to send, the queue full, and no uplink up */
 	uint64_t auth_failures;      /* a data message that did not authenticate */
 	uint64_t replays;            /* a data message seen before, or too old */
 	uint64_t malformed;          /* an authenticated message whose frames do not parse */

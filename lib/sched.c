@@ -34,23 +34,6 @@ const struct wb_sched_ops *wb_sched_find(const char *name)
 	return NULL;
 }
 
-const char *wb_retrans_reason_name(enum wb_retrans_reason r)
-{
-	switch (r) {
-	case WB_RETRANS_NONE:
-		return "none";
-	case WB_RETRANS_RTO:
-		return "bond timeout";
-	case WB_RETRANS_RWND_FULL:
-		return "receive window full";
-	case WB_RETRANS_SNDBUF_FULL:
-		return "send buffer full";
-	case WB_RETRANS_APP_LIMITED:
-		return "application limited";
-	}
-	return "?";
-}
-
 static const struct {
 	const char *name;
 	uint32_t flag;

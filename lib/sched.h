@@ -38,8 +38,6 @@ enum wb_retrans_reason {
 	WB_RETRANS_APP_LIMITED, /* ... nothing more waits to be sent */
 };
 
-const char *wb_retrans_reason_name(enum wb_retrans_reason r);
-
 struct wb_retrans_decision {
 	struct wb_uplink *uplink; /* where the copies go; NULL: none */
 	uint64_t limit;           /* bytes to resend at most (0: nothing) */

@@ -336,7 +336,8 @@ static inline void fp_start_handshake(struct fp *f)
 static inline int64_t fp_unsettled(const struct fp_side *from, const struct fp_side *to)
 {
 	const struct wb_bond_counters *a = wb_bond_counters(from->bond), *b = wb_bond_counters(to->bond);
-	uint64_t door = a->no_session_drops + a->queue_drops + a->aqm_drops + a->too_big_drops + a->pool_full_drops;
+	uint64_t door = a->no_session_drops + a->no_uplink_drops + a->queue_drops + a->aqm_drops + a->too_big_drops +
+			a->pool_full_drops;
 
 	return (int64_t)(a->tun_rx_packets - door) - (int64_t)(b->tun_tx_packets + b->source_rejected + b->reorder_skips);
 }

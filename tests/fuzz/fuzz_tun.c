@@ -196,8 +196,9 @@ static void send_one(struct ft_dir *d, const uint8_t *ip, size_t len)
 		else
 			CHECK(c->tun_rx_packets == was.tun_rx_packets); /* no packet: nothing taken in */
 		break;
-	case -ENOBUFS: /* the send queue full, or no buffer in the bond's pool */
-		CHECK(session && c->queue_drops + c->pool_full_drops == was.queue_drops + was.pool_full_drops + 1);
+	case -ENOBUFS: /* the send queue full (no_uplink_drops while no uplink is up), or no buffer in the bond's pool */
+		CHECK(session && c->queue_drops + c->no_uplink_drops + c->pool_full_drops ==
+				      was.queue_drops + was.no_uplink_drops + was.pool_full_drops + 1);
 		break;
 	default:
 		CHECK(!"an outcome wb_bond_send_ip does not have");
@@ -258,7 +259,8 @@ static void settle(void)
 static void check_balance(const struct ft_dir *d)
 {
 	const struct wb_bond_counters *a = wb_bond_counters(d->from->bond), *b = wb_bond_counters(d->to->bond);
-	uint64_t door = a->no_session_drops + a->queue_drops + a->aqm_drops + a->too_big_drops + a->pool_full_drops;
+	uint64_t door = a->no_session_drops + a->no_uplink_drops + a->queue_drops + a->aqm_drops + a->too_big_drops +
+			a->pool_full_drops;
 	size_t allowed_n = 0;
 
 	CHECK(fp_unsettled(d->from, d->to) == 0);

@@ -371,7 +371,7 @@ unsettled() {
 		END {
 			# files: 1 FROM then, 2 FROM now, 3 TO then, 4 TO now
 			d = "tun_rx_packets"; acc = v[2, d] - v[1, d]
-			split("no_session_drops queue_drops aqm_drops too_big_drops pool_full_drops", drop, " ")
+			split("no_session_drops no_uplink_drops queue_drops aqm_drops too_big_drops pool_full_drops", drop, " ")
 			for (i in drop) acc -= v[2, drop[i]] - v[1, drop[i]]
 			split("tun_tx_packets source_rejected reorder_skips", done, " ")
 			got = 0

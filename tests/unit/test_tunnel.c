@@ -1587,6 +1587,34 @@ static void test_no_aqm_drops_nothing(void **state)
 	assert_int_equal(stale_then_drain(false), 0);
 }
 
+/*
+ * An outage longer than the send queue: the packets it has no room for
+ * are counted as lost to the outage (no_uplink_drops), not as congestion
+ * (queue_drops), and the account balances.
+ */
+static void test_a_full_queue_with_no_uplink_up_counts_no_uplink_drops(void **state)
+{
+	struct pair_options o = { 0 };
+	uint64_t id = 1, refused = 0, rx0;
+
+	(void)state;
+	o.tuning.send_queue = 64 * 1024;
+	established_up(&o, 2);
+	pair_run_until(&p, p.now + 1 * SEC);
+	/* Nothing answers: both uplinks go out of use. */
+	pair_run_until_dropping_mask(&p, p.now + 2 * SEC, 0x3);
+	for (unsigned i = 0; i < 2; i++)
+		assert_false(wb_uplink_usable(uplink(&p.client, i)));
+	rx0 = bondc(&p.client)->tun_rx_packets;
+	for (; id <= 200; id++)
+		if (pair_send_ip(&p, &p.client, id, 1000) == -ENOBUFS)
+			refused++;
+	assert_true(refused > 100); /* 64 KB hold about 60 of them */
+	assert_int_equal(bondc(&p.client)->tun_rx_packets - rx0, 200);
+	assert_int_equal(bondc(&p.client)->no_uplink_drops, refused);
+	assert_int_equal(bondc(&p.client)->queue_drops, 0);
+}
+
 /* ---- cookies under load --------------------------------------------------------------------- */
 
 struct handshake_tap {
@@ -2067,6 +2095,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_a_gap_that_never_fills_is_skipped_after_the_hold_time, teardown),
 		cmocka_unit_test_teardown(test_codel_drops_from_a_queue_above_its_target, teardown),
 		cmocka_unit_test_teardown(test_no_aqm_drops_nothing, teardown),
+		cmocka_unit_test_teardown(test_a_full_queue_with_no_uplink_up_counts_no_uplink_drops, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
