@@ -80,11 +80,9 @@ struct wb_bond {
 	uint64_t pace_wake_ns;    /* work waits only for pacing until then (UINT64_MAX: none) */
 	bool bond_ack_seen;       /* a bond ack came in the datagram being handled */
 
-	/* The scheduler (sched.h): its policy, the decision in force, copies going out. */
+	/* The scheduler (sched.h): its policy, the policy's own state, copies going out. */
 	const struct wb_sched_ops *sched;
-	struct wb_uplink *send_to; /* the last get_send decision, while its limit lasts */
-	uint32_t send_left;        /* bytes it may still send */
-	uint8_t rr_next;           /* roundrobin: the uplink whose turn it is */
+	_Alignas(uint64_t) unsigned char sched_state[WB_SCHED_STATE_MAX];
 	struct wb_reinject reinj;
 	uint64_t oppr_una;         /* snd_una at the last check that met an idle uplink */
 	uint8_t *scratch;         /* one datagram being built, where the caller lends no buffer (tx_buffer) */

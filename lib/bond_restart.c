@@ -49,8 +49,7 @@ void wb_bond_peer_restarted(struct wb_bond *b, uint64_t now)
 	b->rto_backoff = 0;
 	b->bond_ack_pending = false;
 	b->bond_ack_seen = false;
-	b->send_to = NULL;
-	b->send_left = 0;
+	wb_sched_reset_state(b);
 	b->reinj.active = false;
 	b->oppr_una = UINT64_MAX;
 	b->c.peer_restarts++;

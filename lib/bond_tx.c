@@ -257,40 +257,25 @@ static bool resend_one(struct wb_bond *b, uint64_t now, uint16_t *reserved)
 	return true;
 }
 
-/* The uplink for a new packet: the policy's last decision while its limit lasts, else a new one. */
-static struct wb_uplink *decide(struct wb_bond *b, uint32_t bytes, uint64_t now, uint16_t reserved)
+/* The same DSN on each uplink of copies that can take it now (the redundant policy's). */
+static void send_copies(struct wb_bond *b, uint16_t copies, uint64_t dsn, uint32_t bytes, uint64_t now)
 {
-	struct wb_uplink *u = b->send_to;
-	uint32_t limit = 0;
-
-	if (u && b->send_left >= bytes && !(reserved & (1u << u->id)) && wb_sched_can_send(u, bytes, now) &&
-	    (wb_sched_uplinks(b) & (1u << u->id)))
-		return u;
-	u = b->sched->get_send(b, bytes, now, reserved, &limit);
-	b->send_to = u;
-	b->send_left = limit ? limit : UINT32_MAX;
-	return u;
-}
-
-/* The redundant policy: the same DSN on every other uplink that can take it now. */
-static void send_copies(struct wb_bond *b, struct wb_uplink *first, uint64_t dsn, uint32_t bytes, uint64_t now)
-{
-	uint16_t others = wb_sched_uplinks(b) & (uint16_t)~(1u << first->id);
-
 	for (int i = 0; i < WB_MAX_UPLINKS; i++)
-		if ((others & (1u << i)) && wb_sched_can_send(&b->uplinks[i], bytes, now))
+		if ((copies & (1u << i)) && wb_sched_can_send(&b->uplinks[i], bytes, now))
 			wb_bond_send_dsn(b, &b->uplinks[i], dsn, now, WB_SEND_REDUNDANT);
 }
 
 static bool send_new(struct wb_bond *b, uint64_t now, uint16_t reserved)
 {
 	const struct wb_txq_entry *head = wb_txq_peek(&b->txq);
+	struct wb_send_decision d = { 0 };
 	struct wb_txq_entry e;
-	struct wb_uplink *u;
+	uint32_t bytes;
 	uint64_t dsn;
 
 	if (!head)
 		return false;
+	bytes = head->len + WB_TUNNEL_BYTES_WITH_ACKS;
 	if (too_big(b, head->len)) {
 		if (wb_txq_pop(&b->txq, now, &b->pool, &e)) {
 			wb_pktbuf_put(&b->pool, e.data);
@@ -300,8 +285,8 @@ static bool send_new(struct wb_bond *b, uint64_t now, uint16_t reserved)
 	}
 	if (!window_open(b, head->len))
 		return false;
-	u = decide(b, head->len + WB_TUNNEL_BYTES_WITH_ACKS, now, reserved);
-	if (!u)
+	b->sched->get_send(b, bytes, now, reserved, &d);
+	if (!d.uplink)
 		return false;
 	b->txq.codel.target_ns = wb_sched_queue_target_ns(b);
 	b->txq.codel.paused = !wb_sched_capacity_known(b);
@@ -314,10 +299,8 @@ static bool send_new(struct wb_bond *b, uint64_t now, uint16_t reserved)
 	}
 	if (b->snd.una + 1 == b->snd.nxt)
 		b->progress_ns = now; /* the bond timeout counts from the first packet out of an empty buffer */
-	wb_bond_send_dsn(b, u, dsn, now, WB_SEND_NEW);
-	b->send_left -= b->send_left < e.len ? b->send_left : e.len;
-	if (b->sched->redundant)
-		send_copies(b, u, dsn, e.len + WB_TUNNEL_BYTES_WITH_ACKS, now);
+	wb_bond_send_dsn(b, d.uplink, dsn, now, WB_SEND_NEW);
+	send_copies(b, d.copies & (uint16_t)~(1u << d.uplink->id), dsn, e.len + WB_TUNNEL_BYTES_WITH_ACKS, now);
 	return true;
 }
 

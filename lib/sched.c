@@ -80,12 +80,23 @@ int wb_bond_set_scheduler(struct wb_bond *b, const char *name, uint32_t sched_of
 
 	if (!ops)
 		return -EINVAL;
+	if (ops != b->sched)
+		wb_sched_reset_state(b); /* a new policy starts with nothing remembered; new rules keep it */
 	b->sched = ops;
 	snprintf(b->tuning.scheduler, sizeof(b->tuning.scheduler), "%s", ops->name);
 	b->tuning.sched_off = sched_off;
-	b->send_to = NULL;
 	b->reinj.active = false;
 	return 0;
+}
+
+void *wb_sched_state(struct wb_bond *b)
+{
+	return b->sched_state;
+}
+
+void wb_sched_reset_state(struct wb_bond *b)
+{
+	memset(b->sched_state, 0, sizeof(b->sched_state));
 }
 
 const char *wb_bond_scheduler(const struct wb_bond *b)

@@ -4,8 +4,8 @@
  * MPTCP's net.mptcp.scheduler. The core (bond_tx.c, sched.c, reinject.c)
  * asks, the policy decides:
  *
- * - get_send: the uplink for the next new packet, and a send limit in bytes
- *   for this one decision (0: as much as the uplink takes now, a burst);
+ * - get_send: the uplink for the next new packet, and the uplinks that
+ *   carry copies of it (the redundant policy), asked again for every packet;
  * - get_retrans(reason): the uplink to resend on, and a limit. Reasons: the
  *   bond's timeout, or an idle uplink while nothing new can go out because
  *   the peer's receive window is full, our send buffer is full, or nothing
@@ -16,6 +16,12 @@
  *   uplink);
  * - on_blocked(reason): told on each bond ack that nothing new can go out
  *   (the default policy penalises a slow uplink there).
+ *
+ * A policy keeps what it remembers between decisions (round robin's turn,
+ * the default policy's penalty times and weighted shares) in its own state,
+ * bytes of the bond that wb_sched_state() lends it (at most
+ * WB_SCHED_STATE_MAX), zeroed when the bond takes the policy and when it
+ * starts over: the core holds nothing of any one policy.
  *
  * Policies: default (sched_default.c), roundrobin, redundant, first.
  */
@@ -45,15 +51,22 @@ struct wb_retrans_decision {
 	bool idle_found;          /* an idle uplink was there: a refusal is final for this snd_una */
 };
 
+/* Where one new packet goes. */
+struct wb_send_decision {
+	struct wb_uplink *uplink; /* its first copy; NULL: it waits */
+	uint16_t copies;          /* a bit per uplink id: each of these that can take it now sends it too */
+};
+
+/* The most state a policy may keep per bond (sched_*.c assert theirs fits). */
+#define WB_SCHED_STATE_MAX 320
+
 struct wb_sched_ops {
 	const char *name;
 	/*
-	 * The uplink for the next new packet of bytes, NULL to wait. Uplinks in
-	 * avoid are kept free for a resend. *send_limit (preset to 0) may cap
-	 * the bytes this one decision sends.
+	 * Where the next new packet of bytes goes (d is preset to nothing: it
+	 * waits). Uplinks in avoid are kept free for a resend.
 	 */
-	struct wb_uplink *(*get_send)(struct wb_bond *b, uint32_t bytes, uint64_t now, uint16_t avoid,
-				      uint32_t *send_limit);
+	void (*get_send)(struct wb_bond *b, uint32_t bytes, uint64_t now, uint16_t avoid, struct wb_send_decision *d);
 	/* NULL: no reinjection check; the bond's timeout resends on the lowest-RTT uplink. */
 	void (*get_retrans)(struct wb_bond *b, enum wb_retrans_reason reason, uint64_t now,
 			    struct wb_retrans_decision *d);
@@ -61,12 +74,16 @@ struct wb_sched_ops {
 	void (*on_blocked)(struct wb_bond *b, enum wb_retrans_reason reason, uint64_t now);
 	/* The uplinks it sends on now (resends too); NULL: wb_sched_active(). */
 	uint16_t (*uplinks)(const struct wb_bond *b);
-	bool redundant; /* a new packet also goes on every other uplink that can send it */
 };
 
 /* NULL for an unknown name. */
 const struct wb_sched_ops *wb_sched_find(const char *name);
 extern const struct wb_sched_ops wb_sched_default, wb_sched_roundrobin, wb_sched_redundant, wb_sched_first;
+
+/* The bond's policy's own state, zeroed when it was chosen or the bond started over. */
+void *wb_sched_state(struct wb_bond *b);
+/* Forget what the policy remembers: when it is chosen, and when the bond starts over. */
+void wb_sched_reset_state(struct wb_bond *b);
 
 /* Whether a rule (WB_SCHED_NO_*) is on for the bond. */
 bool wb_sched_rule(const struct wb_bond *b, uint32_t no_flag);

@@ -15,9 +15,30 @@
  *   window, so it cannot take up what the slow one gives up;
  * - reinject: an idle fast uplink gets copies of what the slow (or gone)
  *   ones hold, as much as it can send in the time the copies save.
+ *
+ * Weights share new traffic between uplinks that would deliver a packet
+ * about as soon as each other (within the AQM's target): there the choice
+ * is free, and the weights make it. They never send a packet on an uplink
+ * that would deliver it later than that: speed decides first.
  */
 #include "bond.h"
 #include "nsec.h"
+
+/*
+ * What the policy remembers between decisions, per uplink slot. A slot
+ * given to a new uplink keeps its old one's penalty time: its first
+ * penalty may come one RTT late.
+ */
+struct default_state {
+	uint64_t penalised_ns[WB_MAX_UPLINKS]; /* its window was last halved then */
+	uint16_t penalised;                    /* a bit per uplink: halved at least once */
+	/* Weighted shares: bytes each uplink took, over its weight (start-time fair queueing). */
+	uint64_t share[WB_MAX_UPLINKS];
+};
+_Static_assert(sizeof(struct default_state) <= WB_SCHED_STATE_MAX, "the default policy's state fits the bond's");
+
+/* How far (bytes of weight 1) an uplink may fall behind its share: a burst it may then catch up with. */
+#define WEIGHT_CATCH_UP_BYTES (64 * 1024)
 
 /* A holder is worth copying from when its RTT is over this many of the idle uplink's minimum. */
 #define REINJECT_RTT_FACTOR 3
@@ -132,19 +153,71 @@ static struct wb_uplink *by_arrival(struct wb_bond *b, uint16_t mask, uint32_t b
 	return ready;
 }
 
-static struct wb_uplink *default_get_send(struct wb_bond *b, uint32_t bytes, uint64_t now, uint16_t avoid,
-					  uint32_t *send_limit)
+/* Whether the uplinks of mask differ in weight: only then do the weights choose. */
+static bool weights_differ(const struct wb_bond *b, uint16_t mask)
 {
-	uint16_t mask = wb_sched_uplinks(b) & (uint16_t)~avoid;
+	int seen = -1;
+
+	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
+		if (!(mask & (1u << i)))
+			continue;
+		if (seen >= 0 && b->uplinks[i].weight != b->uplinks[seen].weight)
+			return true;
+		seen = i;
+	}
+	return false;
+}
+
+/*
+ * The weights' choice: among the uplinks of mask that can send bytes now
+ * and would deliver them no later than the AQM's target after chosen
+ * (the speed rules' pick), the one furthest behind its share. Each takes
+ * bytes over its weight of share when it sends; one that fell far behind
+ * (out of use, or too slow to be a candidate) catches up only a burst.
+ */
+static struct wb_uplink *by_weight(struct wb_bond *b, struct wb_uplink *chosen, uint16_t mask, uint32_t bytes,
+				   uint64_t now)
+{
+	struct default_state *st = wb_sched_state(b);
+	uint64_t by = wb_sched_arrival_ns(chosen, bytes, now) + b->tuning.aqm_target_ns, ahead = 0;
+	struct wb_uplink *pick = chosen;
+
+	if (!weights_differ(b, mask))
+		return chosen;
+	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
+		struct wb_uplink *u = &b->uplinks[i];
+
+		if (!(mask & (1u << i)) || !wb_sched_can_send(u, bytes, now) || wb_sched_arrival_ns(u, bytes, now) > by)
+			continue;
+		ahead = st->share[i] > ahead ? st->share[i] : ahead;
+		if (st->share[i] < st->share[pick->id])
+			pick = u;
+	}
+	if (ahead > WEIGHT_CATCH_UP_BYTES && st->share[pick->id] < ahead - WEIGHT_CATCH_UP_BYTES)
+		st->share[pick->id] = ahead - WEIGHT_CATCH_UP_BYTES;
+	st->share[pick->id] += bytes / pick->weight;
+	return pick;
+}
+
+static struct wb_uplink *by_speed(struct wb_bond *b, uint16_t mask, uint32_t bytes, uint64_t now)
+{
 	struct wb_uplink *u;
 
-	*send_limit = bytes; /* a decision per packet */
 	if (wb_sched_rule(b, WB_SCHED_NO_ARRIVAL))
 		return by_arrival(b, mask, bytes, now);
 	u = wb_sched_earliest(b, mask, bytes, now);
 	if (u && wb_sched_rule(b, WB_SCHED_NO_AVOID_BLOCKING) && better_wait(b, u, bytes))
 		return NULL; /* it waits for the fast uplink */
 	return u;
+}
+
+static void default_get_send(struct wb_bond *b, uint32_t bytes, uint64_t now, uint16_t avoid,
+			     struct wb_send_decision *d)
+{
+	uint16_t mask = wb_sched_uplinks(b) & (uint16_t)~avoid;
+	struct wb_uplink *u = by_speed(b, mask, bytes, now);
+
+	d->uplink = u ? by_weight(b, u, mask, bytes, now) : NULL;
 }
 
 static bool reason_allowed(const struct wb_bond *b, enum wb_retrans_reason why)
@@ -245,6 +318,7 @@ static void default_on_blocked(struct wb_bond *b, enum wb_retrans_reason why, ui
 {
 	const struct wb_sndbuf_entry *e = wb_sndbuf_get(&b->snd, b->snd.una);
 	struct wb_uplink *fastest = wb_sched_lowest_rtt(b, wb_sched_uplinks(b));
+	struct default_state *st = wb_sched_state(b);
 
 	if (!wb_sched_rule(b, WB_SCHED_NO_PENALISE) || (why != WB_RETRANS_RWND_FULL && why != WB_RETRANS_SNDBUF_FULL))
 		return;
@@ -260,10 +334,11 @@ static void default_on_blocked(struct wb_bond *b, enum wb_retrans_reason why, ui
 			continue;
 		if (h->rec->bytes_in_flight + h->cc.mss <= h->cc.cwnd)
 			continue; /* not window-limited: halving would change nothing now */
-		if (h->c.penalties && now < h->penalised_ns + h->rtt.srtt_ns)
+		if ((st->penalised & (1u << i)) && now < st->penalised_ns[i] + h->rtt.srtt_ns)
 			continue; /* once per its RTT */
 		h->cc.ops->on_penalty(&h->cc, now);
-		h->penalised_ns = now;
+		st->penalised_ns[i] = now;
+		st->penalised |= (uint16_t)(1u << i);
 		h->c.penalties++;
 		b->c.penalised++;
 		wb_bond_event(b, &(struct wb_event){ .type = WB_EVENT_PENALTY, .uplink = h->name, .count = 1 });

@@ -15,11 +15,10 @@ static uint16_t first_uplinks(const struct wb_bond *b)
 	return active & (uint16_t)-active;
 }
 
-static struct wb_uplink *first_get_send(struct wb_bond *b, uint32_t bytes, uint64_t now, uint16_t avoid,
-					uint32_t *send_limit)
+static void first_get_send(struct wb_bond *b, uint32_t bytes, uint64_t now, uint16_t avoid,
+			   struct wb_send_decision *d)
 {
-	(void)send_limit; /* a burst: as much as it takes now */
-	return wb_sched_earliest(b, first_uplinks(b) & (uint16_t)~avoid, bytes, now);
+	d->uplink = wb_sched_earliest(b, first_uplinks(b) & (uint16_t)~avoid, bytes, now);
 }
 
 const struct wb_sched_ops wb_sched_first = {

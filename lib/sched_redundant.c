@@ -9,15 +9,18 @@
  */
 #include "bond.h"
 
-static struct wb_uplink *redundant_get_send(struct wb_bond *b, uint32_t bytes, uint64_t now, uint16_t avoid,
-					    uint32_t *send_limit)
+static void redundant_get_send(struct wb_bond *b, uint32_t bytes, uint64_t now, uint16_t avoid,
+			       struct wb_send_decision *d)
 {
-	*send_limit = bytes; /* each packet: the first copy here, the others beside (bond_tx.c) */
-	return wb_sched_earliest(b, wb_sched_uplinks(b) & (uint16_t)~avoid, bytes, now);
+	uint16_t mask = wb_sched_uplinks(b);
+
+	d->uplink = wb_sched_earliest(b, mask & (uint16_t)~avoid, bytes, now);
+	/* The copies go on every other uplink in use that can take them now, kept free for a resend or not. */
+	if (d->uplink)
+		d->copies = mask & (uint16_t)~(1u << d->uplink->id);
 }
 
 const struct wb_sched_ops wb_sched_redundant = {
 	.name = "redundant",
 	.get_send = redundant_get_send,
-	.redundant = true,
 };

@@ -7,21 +7,25 @@
  */
 #include "bond.h"
 
-static struct wb_uplink *rr_get_send(struct wb_bond *b, uint32_t bytes, uint64_t now, uint16_t avoid,
-				     uint32_t *send_limit)
+struct rr_state {
+	uint8_t next; /* the uplink whose turn it is */
+};
+_Static_assert(sizeof(struct rr_state) <= WB_SCHED_STATE_MAX, "round robin's state fits the bond's");
+
+static void rr_get_send(struct wb_bond *b, uint32_t bytes, uint64_t now, uint16_t avoid, struct wb_send_decision *d)
 {
+	struct rr_state *st = wb_sched_state(b);
 	uint16_t mask = wb_sched_uplinks(b) & (uint16_t)~avoid;
 
-	*send_limit = bytes; /* one packet, then the next uplink's turn */
 	for (int k = 0; k < WB_MAX_UPLINKS; k++) {
-		int i = (b->rr_next + k) % WB_MAX_UPLINKS;
+		int i = (st->next + k) % WB_MAX_UPLINKS;
 
 		if ((mask & (1u << i)) && wb_sched_can_send(&b->uplinks[i], bytes, now)) {
-			b->rr_next = (uint8_t)((i + 1) % WB_MAX_UPLINKS);
-			return &b->uplinks[i];
+			st->next = (uint8_t)((i + 1) % WB_MAX_UPLINKS);
+			d->uplink = &b->uplinks[i];
+			return;
 		}
 	}
-	return NULL;
 }
 
 const struct wb_sched_ops wb_sched_roundrobin = {

@@ -55,7 +55,6 @@ struct wb_uplink {
 	uint64_t answer_tx, answer_rx; /* counts at the last answer, for the loss of the next interval */
 	uint64_t data_tx, data_rx;     /* data messages sent and received on it (all sessions) */
 
-	int64_t spread_credit;   /* smooth weighted round robin */
 
 	/* The reliable layer: packet numbers (the AEAD counters), acks both ways, congestion control, pacing. */
 	uint64_t tx_pn;
@@ -63,7 +62,6 @@ struct wb_uplink {
 	struct wb_cc cc;
 	struct wb_ackgen ackgen;
 	uint64_t next_send_ns;   /* pacing: the next packet may leave then */
-	uint64_t penalised_ns;   /* its window was last halved then (c.penalties says whether ever) */
 	uint32_t dsns_held;      /* send-buffer entries it carries a copy of (its bit in their holders) */
 	struct wb_pmtu pmtu;     /* the largest datagram its path carries */
 	/* Client: a cookie is bound to the source address, so each uplink keeps its own. */

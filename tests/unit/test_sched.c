@@ -109,7 +109,6 @@ static struct wb_uplink *shape(struct wb_bond *b, int i, uint64_t srtt_ns, uint6
 	u->rec->pto_count = 0;
 	u->rec->timed_out = false;
 	u->next_send_ns = 0;
-	u->penalised_ns = 0;
 	return u;
 }
 
@@ -156,15 +155,18 @@ static void queue_packet(struct wb_bond *b, uint16_t len)
 	assert_true(wb_txq_push(&b->txq, buf, len, p.now));
 }
 
+/* The policy's decision for a new packet: its first uplink (copies, if asked, in *copies). */
 static struct wb_uplink *get_send(const struct wb_sched_ops *ops, struct wb_bond *b, uint32_t bytes, uint16_t avoid,
-				  uint32_t *limit)
+				  uint16_t *copies)
 {
-	uint32_t dummy;
+	struct wb_send_decision d = { 0 };
 
-	if (!limit)
-		limit = &dummy;
-	*limit = 0;
-	return ops->get_send(b, bytes, p.now, avoid, limit);
+	ops->get_send(b, bytes, p.now, avoid, &d);
+	if (copies)
+		*copies = d.copies;
+	else
+		assert_int_equal(d.copies, 0);
+	return d.uplink;
 }
 
 static struct wb_retrans_decision retrans(struct wb_bond *b, enum wb_retrans_reason why)
@@ -216,9 +218,7 @@ static void test_the_four_policies_are_found_by_name(void **state)
 	assert_null(wb_sched_find("Default")); /* names are exact */
 	assert_null(wb_sched_find("default "));
 	assert_false(wb_sched_exists("blest"));
-	/* Only redundant sends copies of new packets; only default has the reinjection check and the penalty. */
-	assert_true(wb_sched_redundant.redundant);
-	assert_false(wb_sched_default.redundant || wb_sched_roundrobin.redundant || wb_sched_first.redundant);
+	/* Only default has the reinjection check and the penalty (copies of new packets: "redundant" below). */
 	assert_non_null(wb_sched_default.get_retrans);
 	assert_non_null(wb_sched_default.on_blocked);
 	assert_null(wb_sched_roundrobin.get_retrans);
@@ -226,32 +226,32 @@ static void test_the_four_policies_are_found_by_name(void **state)
 	assert_null(wb_sched_redundant.get_retrans);
 }
 
-/* An unknown name is refused and the bond keeps its policy, its rules and the decision in force. */
+/* An unknown name is refused and the bond keeps its policy, its rules and the policy's state. */
 static void test_set_scheduler_refuses_an_unknown_name_and_changes_nothing(void **state)
 {
 	struct wb_bond *b = scene(2, false);
-	struct wb_uplink *sent_to = &b->uplinks[1];
 
 	(void)state;
 	assert_int_equal(wb_bond_set_scheduler(b, "roundrobin", WB_SCHED_NO_PENALISE), 0);
 	assert_ptr_equal(b->sched, &wb_sched_roundrobin);
-	b->send_to = sent_to;
+	assert_ptr_equal(get_send(&wb_sched_roundrobin, b, 1000, 0, NULL), &b->uplinks[0]); /* uplink 1's turn next */
 	b->reinj.active = true;
 	assert_int_equal(wb_bond_set_scheduler(b, "fastest", WB_SCHED_NO_REINJECT), -EINVAL);
 	assert_ptr_equal(b->sched, &wb_sched_roundrobin);
 	assert_string_equal(wb_bond_scheduler(b), "roundrobin");
 	assert_string_equal(b->tuning.scheduler, "roundrobin");
 	assert_int_equal(b->tuning.sched_off, WB_SCHED_NO_PENALISE);
-	assert_ptr_equal(b->send_to, sent_to);
+	assert_ptr_equal(get_send(&wb_sched_roundrobin, b, 1000, 0, NULL), &b->uplinks[1]);
 	assert_true(b->reinj.active);
-	/* A known one takes effect whole: policy, name, rules, and the old decision and copies dropped. */
+	/* A known one takes effect whole: policy, name, rules, and the old policy's state and copies dropped. */
 	assert_int_equal(wb_bond_set_scheduler(b, "first", WB_SCHED_NO_REINJECT), 0);
 	assert_ptr_equal(b->sched, &wb_sched_first);
 	assert_string_equal(wb_bond_scheduler(b), "first");
 	assert_string_equal(b->tuning.scheduler, "first");
 	assert_int_equal(b->tuning.sched_off, WB_SCHED_NO_REINJECT);
-	assert_null(b->send_to);
 	assert_false(b->reinj.active);
+	for (size_t i = 0; i < sizeof(b->sched_state); i++)
+		assert_int_equal(b->sched_state[i], 0);
 }
 
 /* A bond configured with an unknown scheduler is not created at all. */
@@ -372,21 +372,90 @@ static void test_completion_time_is_queue_over_rate_plus_half_rtt(void **state)
 static void test_default_picks_the_lowest_completion_time(void **state)
 {
 	struct wb_bond *b = scene(2, false);
-	uint32_t limit = 0;
 
 	(void)state;
 	b->tuning.sched_off |= WB_SCHED_NO_ARRIVAL; /* the choice among the uplinks that can send now */
 	shape(b, 0, 10 * MS, 1000000, 100000, 20000);
 	shape(b, 1, 30 * MS, 1000000, 100000, 0);
-	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, &limit), &b->uplinks[1]);
-	assert_int_equal(limit, 1000); /* one packet per decision */
+	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[1]);
 	b->uplinks[0].rec->bytes_in_flight = 0;
-	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, &limit), &b->uplinks[0]);
-	assert_int_equal(limit, 1000);
+	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[0]);
 	/* Equal times: the lower id. */
 	shape(b, 0, 10 * MS, 1000000, 100000, 0);
 	shape(b, 1, 10 * MS, 1000000, 100000, 0);
 	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[0]);
+}
+
+/* ---- 2a. default: the weights -------------------------------------------------------- */
+
+/* The uplink each of n decisions of the default policy takes, counted per uplink. */
+static void count_decisions(struct wb_bond *b, int n, unsigned counts[WB_MAX_UPLINKS])
+{
+	memset(counts, 0, WB_MAX_UPLINKS * sizeof(counts[0]));
+	for (int k = 0; k < n; k++) {
+		struct wb_uplink *u = get_send(&wb_sched_default, b, 1000, 0, NULL);
+
+		assert_non_null(u);
+		counts[u->id]++;
+	}
+}
+
+/* Two uplinks alike, free to take every packet: weights 3 and 1 share new packets 3 to 1; equal ones leave it to speed. */
+static void test_default_shares_by_weight_between_uplinks_alike(void **state)
+{
+	struct wb_bond *b = scene(2, false);
+	unsigned n[WB_MAX_UPLINKS];
+
+	(void)state;
+	count_decisions(b, 400, n);
+	assert_int_equal(n[0], 400); /* equal weights: the earliest, the lower id on a tie, as before weights */
+	b->uplinks[0].weight = 3;
+	count_decisions(b, 400, n);
+	assert_in_range(n[0], 299, 301);
+	assert_in_range(n[1], 99, 101);
+	b->uplinks[0].weight = 1;
+	b->uplinks[1].weight = 4;
+	count_decisions(b, 500, n);
+	assert_in_range(n[0], 99, 101 + 64 * 1024 / 1000); /* uplink 1 may first catch up a burst */
+	assert_in_range(n[1], 399 - 64 * 1024 / 1000, 401);
+}
+
+/* A weight never sends a packet on an uplink that would deliver it later than the AQM's target after the best. */
+static void test_default_weight_does_not_pull_traffic_onto_a_slower_uplink(void **state)
+{
+	struct wb_bond *b = scene(2, false);
+	unsigned n[WB_MAX_UPLINKS];
+
+	(void)state;
+	shape(b, 1, 60 * MS, 10000000, 100000, 0); /* 25 ms later one way */
+	b->uplinks[1].weight = 100;
+	count_decisions(b, 100, n);
+	assert_int_equal(n[0], 100);
+	/* Within the target: 4 ms later one way (8 ms RTT more), and the weight has its say. */
+	shape(b, 1, 18 * MS, 10000000, 100000, 0);
+	count_decisions(b, 101, n);
+	assert_in_range(n[1], 99, 101);
+}
+
+/* Through the bond: weights 3 and 1 on two uplinks alike, paced packets, and the data packets split 3 to 1. */
+static void test_default_weights_split_real_packets(void **state)
+{
+	const struct wb_uplink_params ups[2] = { { .name = "dsl", .weight = 3 }, { .name = "lte", .weight = 1 } };
+	struct wb_bond *b;
+	uint64_t d0, d1;
+
+	(void)state;
+	b = established_up(&(struct pair_options){ .n_uplinks = 2, .uplinks = ups });
+	for (uint64_t id = 1; id <= 400; id++) {
+		assert_int_equal(pair_send_ip(&p, &p.client, id, L), 0);
+		pair_run_until(&p, p.now + 2 * MS);
+	}
+	assert_true(pair_settle(&p, p.now + 5 * SEC, 0));
+	assert_delivered_in_order(&p.server, 400);
+	d0 = b->uplinks[0].c.data_packets;
+	d1 = b->uplinks[1].c.data_packets;
+	assert_int_equal(d0 + d1, 400);
+	assert_in_range(d0, 270, 330);
 }
 
 /* ---- 2b. default: the arrival rule ------------------------------------------------------ */
@@ -681,8 +750,11 @@ static void test_a_packet_keeps_off_an_uplink_whose_path_is_too_small(void **sta
 	assert_true(wb_sched_fits(&b->uplinks[1], small));
 	assert_int_equal(wb_sched_fitting(b, big), 0x1);
 	for (size_t k = 0; k < sizeof(policies) / sizeof(policies[0]); k++) {
+		uint16_t copies;
+
+		/* (redundant's copy on uplink 1 is named, and the core sends it only where it fits: bond_tx.c) */
 		for (int i = 0; i < 4; i++)
-			assert_ptr_equal(get_send(policies[k], b, big, 0, NULL), &b->uplinks[0]);
+			assert_ptr_equal(get_send(policies[k], b, big, 0, &copies), &b->uplinks[0]);
 	}
 	assert_ptr_equal(get_send(&wb_sched_default, b, small, 0, NULL), &b->uplinks[1]);
 	/* A resend of a big one, lost on uplink 0: not on uplink 1 all the same. */
@@ -922,15 +994,18 @@ static void test_avoid_blocking_waits_when_the_fast_uplink_drains_the_backlog_fi
 static void test_roundrobin_rotates_one_packet_each(void **state)
 {
 	struct wb_bond *b = scene(3, false);
-	uint32_t limit;
 
 	(void)state;
 	shape(b, 2, 200 * MS, 100000, 100000, 0); /* much slower: still its turn */
 	assert_int_equal(wb_bond_set_scheduler(b, "roundrobin", 0), 0);
-	for (int k = 0; k < 7; k++) {
-		assert_ptr_equal(get_send(&wb_sched_roundrobin, b, 1000, 0, &limit), &b->uplinks[k % 3]);
-		assert_int_equal(limit, 1000);
-	}
+	for (int k = 0; k < 7; k++)
+		assert_ptr_equal(get_send(&wb_sched_roundrobin, b, 1000, 0, NULL), &b->uplinks[k % 3]);
+	/* The turn is the policy's own: choosing the policy again keeps it, another policy and back start it over. */
+	assert_int_equal(wb_bond_set_scheduler(b, "roundrobin", WB_SCHED_NO_PENALISE), 0);
+	assert_ptr_equal(get_send(&wb_sched_roundrobin, b, 1000, 0, NULL), &b->uplinks[1]);
+	assert_int_equal(wb_bond_set_scheduler(b, "first", 0), 0);
+	assert_int_equal(wb_bond_set_scheduler(b, "roundrobin", 0), 0);
+	assert_ptr_equal(get_send(&wb_sched_roundrobin, b, 1000, 0, NULL), &b->uplinks[0]);
 }
 
 /* An uplink that cannot send is passed over, not waited for; avoid is honoured. */
@@ -974,7 +1049,6 @@ static void test_roundrobin_spreads_real_packets_in_turn(void **state)
 static void test_first_uses_only_the_first_usable_uplink(void **state)
 {
 	struct wb_bond *b = scene(3, true);
-	uint32_t limit;
 
 	(void)state;
 	assert_int_equal(wb_bond_set_scheduler(b, "first", 0), 0);
@@ -982,8 +1056,7 @@ static void test_first_uses_only_the_first_usable_uplink(void **state)
 	shape(b, 1, 1 * MS, 100000000, 1000000, 0);
 	assert_int_equal(wb_sched_first.uplinks(b), 0x1);
 	assert_int_equal(wb_sched_uplinks(b), 0x1);
-	assert_ptr_equal(get_send(&wb_sched_first, b, 1000, 0, &limit), &b->uplinks[0]);
-	assert_int_equal(limit, 0); /* a burst: as much as it takes */
+	assert_ptr_equal(get_send(&wb_sched_first, b, 1000, 0, NULL), &b->uplinks[0]);
 	b->uplinks[0].rec->bytes_in_flight = b->uplinks[0].cc.cwnd;
 	assert_null(get_send(&wb_sched_first, b, 1000, 0, NULL));
 }
@@ -1899,7 +1972,6 @@ static void test_penalty_halves_the_slow_window_limited_holder_of_snd_una(void *
 	(void)state;
 	wb_sched_default.on_blocked(b, WB_RETRANS_SNDBUF_FULL, p.now);
 	assert_int_equal(u->cc.cwnd, 20 * mss);
-	assert_int_equal(u->penalised_ns, p.now);
 	assert_int_equal(u->c.penalties, 1);
 	assert_int_equal(b->c.penalised, 1);
 	assert_int_equal(b->uplinks[0].cc.cwnd, 1000000);
@@ -1920,7 +1992,6 @@ static void test_penalty_at_most_once_per_srtt(void **state)
 	assert_int_equal(b->c.penalised, 1);
 	wb_sched_default.on_blocked(b, WB_RETRANS_SNDBUF_FULL, t0 + 100 * MS);
 	assert_int_equal(u->cc.cwnd, 10 * mss);
-	assert_int_equal(u->penalised_ns, t0 + 100 * MS);
 	assert_int_equal(b->c.penalised, 2);
 	assert_int_equal(u->c.penalties, 2);
 }
@@ -2170,6 +2241,9 @@ int main(void)
 
 		cmocka_unit_test_teardown(test_completion_time_is_queue_over_rate_plus_half_rtt, teardown),
 		cmocka_unit_test_teardown(test_default_picks_the_lowest_completion_time, teardown),
+		cmocka_unit_test_teardown(test_default_shares_by_weight_between_uplinks_alike, teardown),
+		cmocka_unit_test_teardown(test_default_weight_does_not_pull_traffic_onto_a_slower_uplink, teardown),
+		cmocka_unit_test_teardown(test_default_weights_split_real_packets, teardown),
 		cmocka_unit_test_teardown(test_arrival_counts_pacing_window_queue_and_half_the_rtt, teardown),
 		cmocka_unit_test_teardown(test_arrival_counts_a_probing_pace, teardown),
 		cmocka_unit_test_teardown(test_arrival_waits_for_the_fast_uplink_unless_the_queue_is_long, teardown),
