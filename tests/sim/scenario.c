@@ -6,7 +6,7 @@
  *   duration 10s                  simulated time (default 10 s)
  *   warmup 1s                     measurements start this late (default 1 s)
  *   seed 7                        every random choice follows from it
- *   link NAME [backup] PARAM...   an uplink, with linkem's parameters
+ *   link NAME [backup] [weight N] PARAM...   an uplink, with linkem's parameters
  *                                 (up = a2b, client to server; down = b2a)
  *   event TIME link NAME down|up  the link dies (everything in it lost) or returns
  *   event TIME link NAME mtu N    from then on its packets above N bytes vanish (a path MTU black hole)
@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "sim.h"
+#include "validate.h"
 #include "units.h"
 
 #define MAX_WORDS 64
@@ -82,7 +83,7 @@ static int find_link(const struct sim_scenario *s, const char *name)
 	return -1;
 }
 
-/* link NAME [backup] PARAM...: linkem's own parser, with up/down for a2b/b2a. */
+/* link NAME [backup] [weight N] PARAM...: the uplink's role, then linkem's own parser, with up/down for a2b/b2a. */
 static int parse_link(struct sim_scenario *s, struct line *l)
 {
 	char *argv[MAX_WORDS + 3] = { "sim", "a", "b" };
@@ -101,9 +102,19 @@ static int parse_link(struct sim_scenario *s, struct line *l)
 	memset(c, 0, sizeof(*c));
 	snprintf(c->name, sizeof(c->name), "%s", l->w[1]);
 	c->line = l->no;
-	if (l->n > 2 && !strcmp(l->w[2], "backup")) {
+	c->weight = WB_WEIGHT_DEFAULT;
+	if (first < l->n && !strcmp(l->w[first], "backup")) {
 		c->backup = true;
-		first = 3;
+		first++;
+	}
+	if (first < l->n && !strcmp(l->w[first], "weight")) {
+		char *end;
+		unsigned long w = first + 1 < l->n ? strtoul(l->w[first + 1], &end, 10) : 0;
+
+		if (first + 1 >= l->n || *end || w < WB_WEIGHT_MIN || w > WB_WEIGHT_MAX)
+			return fail(l, "link '%s': weight: expected %d..%d", c->name, WB_WEIGHT_MIN, WB_WEIGHT_MAX);
+		c->weight = (uint16_t)w;
+		first += 2;
 	}
 	for (int i = first; i < l->n; i++)
 		argv[argc++] = !strcmp(l->w[i], "up") ? "a2b" : !strcmp(l->w[i], "down") ? "b2a" : l->w[i];

@@ -301,7 +301,7 @@ static int start_node(struct sim *sim, struct sim_node *n, bool server, const ui
 		for (int k = 0; k < sim->s->n_links; k++) {
 			snprintf(bp.uplinks[k].name, sizeof(bp.uplinks[k].name), "%s", sim->s->links[k].name);
 			bp.uplinks[k].backup = sim->s->links[k].backup;
-			bp.uplinks[k].weight = 1;
+			bp.uplinks[k].weight = sim->s->links[k].weight;
 		}
 	}
 	if (wb_device_new(&n->dev, &dp, &sim_ops, n) || wb_device_add_bond(n->dev, &bp, &n->bond)) {

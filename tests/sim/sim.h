@@ -36,6 +36,7 @@ struct sim_link_conf {
 	struct linkem_dir_args dir[2]; /* [SIM_UP] = a2b, [SIM_DOWN] = b2a */
 	char trace_path[2][256];       /* dir[k].trace_path points here */
 	bool backup;
+	uint16_t weight; /* 1 unless the line says weight N */
 	int line;
 };
 
