@@ -254,10 +254,9 @@ static void put_bond_counters(FILE *f, const struct cli_bond *bonds, int n)
 		snprintf(name, sizeof(name), "wanbond_bond_%s", wb_ctl_bond_counter_names[k]);
 		put_family(f, name, suffix, m->gauge ? "gauge" : "counter", m->help);
 		for (int i = 0; i < n; i++) {
-#define VALUE_OF(x) bonds[i].c.x,
-			const uint64_t v[] = { WB_CTL_BOND_COUNTERS(VALUE_OF) };
-#undef VALUE_OF
+			uint64_t v[WB_CTL_N_BOND_COUNTERS];
 
+			wb_ctl_bond_counter_values(&bonds[i].c, v);
 			put_sample_start(f, name, suffix, &bonds[i], NULL);
 			put_value(f, (struct value){ v[k], 0 });
 		}
@@ -277,10 +276,9 @@ static void put_uplink_counters(FILE *f, const struct cli_bond *bonds, int n)
 		for (int i = 0; i < n; i++)
 			for (int j = 0; j < bonds[i].n_uplinks; j++) {
 				const struct cli_uplink *u = &bonds[i].up[j];
-#define VALUE_OF(x) u->c.x,
-				const uint64_t v[] = { WB_CTL_UPLINK_COUNTERS(VALUE_OF) };
-#undef VALUE_OF
+				uint64_t v[WB_CTL_N_UPLINK_COUNTERS];
 
+				wb_ctl_uplink_counter_values(&u->c, v);
 				put_sample_start(f, name, suffix, &bonds[i], u);
 				put_value(f, (struct value){ v[k], 0 });
 			}

@@ -68,7 +68,10 @@ static void fill_bonds(void)
 static void render(int n)
 {
 	size_t len;
-	FILE *f = open_memstream(&out, &len);
+	FILE *f;
+
+	free(out); /* a test may render twice */
+	f = open_memstream(&out, &len);
 
 	assert_non_null(f);
 	cli_print_prometheus(f, bonds, n);
