@@ -143,6 +143,9 @@ $(BUILD)/tests/unit/test_tcp: $(BUILD)/tests/sim/tcp.o
 # The CLI's argument parser is the CLI's own, not in a library.
 $(BUILD)/tests/unit/test_cli_args: $(BUILD)/cli/cli_args.o
 $(BUILD)/tests/unit/test_cli_args.o: ALL_CFLAGS += -Icli
+# The Prometheus formatter, fed bonds as the CLI reads them (show.c; client.c beside it).
+$(BUILD)/tests/unit/test_prometheus: $(BUILD)/cli/prometheus.o $(BUILD)/cli/show.o $(BUILD)/cli/client.o
+$(BUILD)/tests/unit/test_prometheus.o: ALL_CFLAGS += -Icli
 
 # Replays of the fuzz corpora: the harnesses built with gcc and a plain file-reading main.
 $(BUILD)/tests/fuzz/replay_%: $(BUILD)/tests/fuzz/%.o $(BUILD)/tests/fuzz/replay_main.o $(TEST_LIBS)

@@ -21,6 +21,7 @@
 #include "cli_args.h"
 #include "client.h"
 #include "escape.h"
+#include "prometheus.h"
 #include "show.h"
 #include "wanbond.h"
 
@@ -201,14 +202,77 @@ static int cmd_dump(const struct cli *cli, int argc, char **argv)
 	return show(cli, VIEW_DUMP, argc ? argv[0] : NULL);
 }
 
+/* The bonds read so far, for the views that print all of them at once. */
+struct bond_list {
+	struct cli_bond *b;
+	int n, cap;
+};
+
+static int read_one(const struct cli *cli, const char *bond, void *data)
+{
+	struct bond_list *l = data;
+	struct ctl_conn c;
+	int rc;
+
+	if (l->n == l->cap) {
+		int cap = l->cap ? 2 * l->cap : 4;
+		struct cli_bond *b = realloc(l->b, (size_t)cap * sizeof(*b));
+
+		if (!b) {
+			fprintf(stderr, "wanbond: bond %s: out of memory\n", bond);
+			return EXIT_DAEMON;
+		}
+		l->b = b;
+		l->cap = cap;
+	}
+	if ((rc = open_bond(cli, bond, &c)))
+		return rc;
+	rc = cli_read_bond(&c, &l->b[l->n]);
+	ctl_close(&c);
+	if (rc)
+		return daemon_error(&c, bond, "reading the bond", rc);
+	l->n++;
+	return 0;
+}
+
+/*
+ * Prometheus's text format: a family's samples must come together, so
+ * every bond is read first. The bonds that could be read are printed even
+ * when another could not (the exit code says so): the output is whole and
+ * well-formed either way.
+ */
+static int stats_prometheus(const struct cli *cli, const char *bond)
+{
+	struct bond_list l = { 0 };
+	int rc = each_bond(cli, bond, read_one, &l);
+
+	cli_print_prometheus(stdout, l.b, l.n);
+	free(l.b);
+	return rc;
+}
+
 static int cmd_stats(const struct cli *cli, int argc, char **argv)
 {
-	int brief = argc && !strcmp(argv[0], "-s");
-	const char *bond = brief < argc ? argv[brief] : NULL;
+	bool brief = false, prometheus = false;
+	int i = 0;
 
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "-s"))
+			brief = true;
+		else if (!strcmp(argv[i], "--prometheus"))
+			prometheus = true;
+		else
+			return usage_error("stats: unknown option '%s'", argv[i]);
+	}
+	if (argc - i > 1)
+		return usage_error("stats: one bond at most");
+	if (prometheus && (brief || cli->json))
+		return usage_error("stats: --prometheus prints every counter, in its own format: not with -s or -j");
+	if (prometheus)
+		return stats_prometheus(cli, i < argc ? argv[i] : NULL);
 	if (cli->json)
-		return show(cli, VIEW_JSON, bond);
-	return show(cli, brief ? VIEW_STATS_BRIEF : VIEW_STATS, bond);
+		return show(cli, VIEW_JSON, i < argc ? argv[i] : NULL);
+	return show(cli, brief ? VIEW_STATS_BRIEF : VIEW_STATS, i < argc ? argv[i] : NULL);
 }
 
 /* ---- changes ------------------------------------------------------------------------------------- */
@@ -406,7 +470,7 @@ struct command {
 static const struct command commands[] = {
 	{ "show", "[BOND]", "the bonds and their uplinks (-j: JSON)", false, false, cmd_show },
 	{ "dump", "[BOND]", "tab-separated, one line per bond and per uplink", false, false, cmd_dump },
-	{ "stats", "[-s] [BOND]", "every counter (-s: only those not zero)", false, false, cmd_stats },
+	{ "stats", "[-s|--prometheus] [BOND]", "every counter (-s: only those not zero; --prometheus: for node_exporter)", false, false, cmd_stats },
 	{ "stats reset", "[BOND]", "counters from zero again", true, false, cmd_stats_reset },
 	{ "uplink set", "NAME [backup on|off] [weight N] [up|down] [bond BOND]", NULL, true, false, cmd_uplink_set },
 	{ "uplink add", "NAME [dev DEV] [source ADDR] [fwmark M] [backup on|off] [weight N] [bond BOND]", NULL, true,

@@ -32,6 +32,11 @@ expect 1 "sched set: nothing to set" sched set
 expect 1 "sched set: 'nosuch' is neither a policy nor a rule" sched set nosuch on
 expect 1 "show: one bond at most" show a b
 expect 1 "monitor: one bond at most" monitor a b
+expect 1 "stats: one bond at most" stats a b
+expect 1 "stats: unknown option '--prom'" stats --prom
+expect 1 "stats: --prometheus prints every counter" stats -s --prometheus
+expect 1 "stats: --prometheus prints every counter" -j stats --prometheus
+expect 0 "stats [-s|--prometheus] [BOND]" stats --help
 expect 1 "uplink set: which uplink?" uplink set
 expect 1 "uplink set: weight: 0 is out of range 1..1000" uplink set lte weight 0
 expect 1 "uplink: unexpected 'sideways'" uplink lte dev wan2 sideways
@@ -43,6 +48,13 @@ expect 1 "uplink del: unexpected 'weight'" uplink del lte weight 2
 expect 3 "no daemon running" show
 expect 3 "no daemon running" stats
 expect 3 "no daemon running" stats reset
+expect 3 "no daemon running" stats --prometheus
+# ... and the output is well-formed still: every family's HELP and TYPE, no sample.
+out=$("$CLI" -d "$NONE" stats --prometheus 2>/dev/null)
+if ! grep -qx '# TYPE wanbond_uplink_tx_bytes_total counter' <<<"$out" || grep -qv '^# ' <<<"$out"; then
+	echo "wanbond stats --prometheus with no daemon: not HELP and TYPE lines alone: $out"
+	fails=$((fails + 1))
+fi
 expect 3 "no daemon running" sched set arrival off
 expect 3 "no daemon running" uplink add lte dev wan2 fwmark 010 weight 0x10
 expect 3 "no daemon running" uplink lte dev wan2 down
