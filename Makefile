@@ -12,6 +12,7 @@ PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 SBINDIR ?= $(PREFIX)/sbin
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 BUILD ?= build
 CC ?= gcc
@@ -85,7 +86,9 @@ TOOL_BINS += $(if $(wildcard tests/tools/notify_probe.c),$(BUILD)/tests/tools/no
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 .PHONY: all deps check check-unit check-netns demo bench fuzz install clean unit-bins replay-bins tool-bins
-all: $(BUILD)/bin/linkem $(if $(wildcard $(DAEMON_MAIN)),$(BUILD)/bin/wanbondd) $(BUILD)/bin/wanbond
+# What a system running wanbond needs: the daemon and its CLI.
+PROGRAMS := $(if $(wildcard $(DAEMON_MAIN)),$(BUILD)/bin/wanbondd) $(BUILD)/bin/wanbond
+all: $(BUILD)/bin/linkem $(PROGRAMS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
@@ -177,7 +180,7 @@ check: deps
 	@tests/check.sh
 
 # The pieces check.sh runs; each can be run on its own.
-check-unit: $(UNIT_BINS) $(REPLAY_BINS) $(SIM_BIN) $(BUILD)/bin/linkem $(BUILD)/bin/wanbond
+check-unit: $(UNIT_BINS) $(REPLAY_BINS) $(SIM_BIN) $(BUILD)/bin/linkem $(PROGRAMS)
 	@tests/run-unit.sh $(BUILD)
 
 check-netns: all $(TOOL_BINS)
@@ -212,6 +215,8 @@ install: all
 	sed 's|^\(Exec[A-Za-z]*\)=/usr/sbin/|\1=$(SBINDIR)/|' init/wanbond@.service >$(DESTDIR)$(SYSTEMDUNITDIR)/wanbond@.service
 	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/wanbond@.service
 	install -m 0644 init/wanbond.target $(DESTDIR)$(SYSTEMDUNITDIR)/wanbond.target
+	install -d $(DESTDIR)$(MANDIR)/man8
+	install -m 0644 docs/man/wanbondd.8 docs/man/wanbond.8 $(DESTDIR)$(MANDIR)/man8/
 
 clean:
 	rm -rf $(BUILD)

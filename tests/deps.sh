@@ -27,6 +27,7 @@ procps          namespace tests: sysctl, pkill-free process checks
 systemd         namespace tests: systemd-analyze verify and security of the units
 mptcpize        benchmark: runs iperf3 over kernel MPTCP, the contender
 gnuplot-nox     benchmark: the compare chart (PNG)
+man-db          unit tests: the man pages rendered and checked; systemd-analyze verify opens the units' Documentation= pages
 "
 
 missing=""
