@@ -6,7 +6,7 @@
 #   make demo       the main job over emulated uplinks, figures printed
 #   make bench      the long measurements (calibration, tunnel, scheduler, soak; BENCH=word for some)
 #   make fuzz       run each libFuzzer harness for FUZZ_SECONDS
-#   make install    DESTDIR and PREFIX honoured
+#   make install    the daemon, the CLI, their man pages, the systemd units (DESTDIR and PREFIX honoured)
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -85,7 +85,7 @@ TOOL_BINS += $(if $(wildcard tests/tools/notify_probe.c),$(BUILD)/tests/tools/no
 
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
-.PHONY: all deps check check-unit check-netns demo bench fuzz install clean unit-bins replay-bins tool-bins
+.PHONY: all deps check check-unit check-netns demo bench fuzz install install-linkem clean unit-bins replay-bins tool-bins
 # What a system running wanbond needs: the daemon and its CLI.
 PROGRAMS := $(if $(wildcard $(DAEMON_MAIN)),$(BUILD)/bin/wanbondd) $(BUILD)/bin/wanbond
 all: $(BUILD)/bin/linkem $(PROGRAMS)
@@ -206,9 +206,11 @@ fuzz: deps
 			$(BUILD)/fuzz/$$f.corpus tests/fuzz/corpus/$$f; \
 	done
 
-install: all
+# The daemon, the CLI, their man pages and the systemd units. Not linkem:
+# the link emulator is a test tool, of no use on a router or a VPS
+# (make install-linkem, for a machine that emulates links).
+install: $(PROGRAMS)
 	install -d $(DESTDIR)$(BINDIR)
-	install -m 0755 $(BUILD)/bin/linkem $(DESTDIR)$(BINDIR)/linkem
 	install -m 0755 $(BUILD)/bin/wanbond $(DESTDIR)$(BINDIR)/wanbond
 	$(if $(wildcard $(DAEMON_MAIN)),install -d $(DESTDIR)$(SBINDIR) && install -m 0755 $(BUILD)/bin/wanbondd $(DESTDIR)$(SBINDIR)/wanbondd)
 	install -d $(DESTDIR)$(SYSTEMDUNITDIR)
@@ -217,6 +219,10 @@ install: all
 	install -m 0644 init/wanbond.target $(DESTDIR)$(SYSTEMDUNITDIR)/wanbond.target
 	install -d $(DESTDIR)$(MANDIR)/man8
 	install -m 0644 docs/man/wanbondd.8 docs/man/wanbond.8 $(DESTDIR)$(MANDIR)/man8/
+
+install-linkem: $(BUILD)/bin/linkem
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 0755 $(BUILD)/bin/linkem $(DESTDIR)$(BINDIR)/linkem
 
 clean:
 	rm -rf $(BUILD)
