@@ -7,6 +7,7 @@
 #   make bench      the long measurements (calibration, tunnel, scheduler, soak; BENCH=word for some)
 #   make fuzz       run each libFuzzer harness for FUZZ_SECONDS
 #   make install    the daemon, the CLI, their man pages, the systemd units (DESTDIR and PREFIX honoured)
+#   make deb        the Debian package (debian/), into BUILD/deb/
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -85,7 +86,7 @@ TOOL_BINS += $(if $(wildcard tests/tools/notify_probe.c),$(BUILD)/tests/tools/no
 
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
-.PHONY: all deps check check-unit check-netns demo bench fuzz install install-linkem clean unit-bins replay-bins tool-bins
+.PHONY: all deps check check-unit check-netns demo bench fuzz install install-linkem deb clean unit-bins replay-bins tool-bins
 # What a system running wanbond needs: the daemon and its CLI.
 PROGRAMS := $(if $(wildcard $(DAEMON_MAIN)),$(BUILD)/bin/wanbondd) $(BUILD)/bin/wanbond
 all: $(BUILD)/bin/linkem $(PROGRAMS)
@@ -223,6 +224,20 @@ install: $(PROGRAMS)
 install-linkem: $(BUILD)/bin/linkem
 	install -d $(DESTDIR)$(BINDIR)
 	install -m 0755 $(BUILD)/bin/linkem $(DESTDIR)$(BINDIR)/linkem
+
+# The Debian package for a VPS (debian/, docs/debian.md). dpkg-buildpackage
+# builds in debian/build (never BUILD: other flags) and writes its results to
+# the source's parent directory; they are moved to BUILD/deb/ so that they
+# are found in one place and leave nothing beside the source.
+DEB_VERSION = $(shell dpkg-parsechangelog -S Version)
+DEB_ARCH = $(shell dpkg-architecture -qDEB_HOST_ARCH)
+DEB_RESULTS = wanbond_$(DEB_VERSION)_$(DEB_ARCH).deb wanbond-dbgsym_$(DEB_VERSION)_$(DEB_ARCH).deb \
+	wanbond_$(DEB_VERSION)_$(DEB_ARCH).buildinfo wanbond_$(DEB_VERSION)_$(DEB_ARCH).changes
+deb:
+	dpkg-buildpackage -us -uc -b
+	@mkdir -p $(BUILD)/deb
+	$(Q)for f in $(DEB_RESULTS); do if [ -e ../$$f ]; then mv -f ../$$f $(BUILD)/deb/; fi; done
+	@echo "deb: $(BUILD)/deb/wanbond_$(DEB_VERSION)_$(DEB_ARCH).deb"
 
 clean:
 	rm -rf $(BUILD)

@@ -27,6 +27,9 @@ procps          namespace tests: sysctl, pkill-free process checks
 systemd         namespace tests: systemd-analyze verify and security of the units
 mptcpize        benchmark: runs iperf3 over kernel MPTCP, the contender
 gnuplot-nox     benchmark: the compare chart (PNG)
+dpkg-dev        Debian package: dpkg-buildpackage (make deb)
+debhelper       Debian package: dh, compat 13 (make deb)
+lintian         Debian package test: the package's checks
 man-db          unit tests: the man pages rendered and checked; systemd-analyze verify opens the units' Documentation= pages
 "
 
