@@ -6,12 +6,14 @@
 #   make demo       the main job over emulated uplinks, figures printed
 #   make bench      the long measurements (calibration, tunnel, scheduler, soak; BENCH=word for some)
 #   make fuzz       run each libFuzzer harness for FUZZ_SECONDS
-#   make install    DESTDIR and PREFIX honoured
+#   make install    the daemon, the CLI, their man pages, the systemd units (DESTDIR and PREFIX honoured)
+#   make deb        the Debian package (debian/), into BUILD/deb/
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 SBINDIR ?= $(PREFIX)/sbin
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 BUILD ?= build
 CC ?= gcc
@@ -84,8 +86,10 @@ TOOL_BINS += $(if $(wildcard tests/tools/notify_probe.c),$(BUILD)/tests/tools/no
 
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
-.PHONY: all deps check check-unit check-netns demo bench fuzz install clean unit-bins replay-bins tool-bins
-all: $(BUILD)/bin/linkem $(if $(wildcard $(DAEMON_MAIN)),$(BUILD)/bin/wanbondd) $(BUILD)/bin/wanbond
+.PHONY: all deps check check-unit check-netns demo bench fuzz install install-linkem deb clean unit-bins replay-bins tool-bins
+# What a system running wanbond needs: the daemon and its CLI.
+PROGRAMS := $(if $(wildcard $(DAEMON_MAIN)),$(BUILD)/bin/wanbondd) $(BUILD)/bin/wanbond
+all: $(BUILD)/bin/linkem $(PROGRAMS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
@@ -180,7 +184,7 @@ check: deps
 	@tests/check.sh
 
 # The pieces check.sh runs; each can be run on its own.
-check-unit: $(UNIT_BINS) $(REPLAY_BINS) $(SIM_BIN) $(BUILD)/bin/linkem $(BUILD)/bin/wanbond
+check-unit: $(UNIT_BINS) $(REPLAY_BINS) $(SIM_BIN) $(BUILD)/bin/linkem $(PROGRAMS)
 	@tests/run-unit.sh $(BUILD)
 
 check-netns: all $(TOOL_BINS)
@@ -206,15 +210,37 @@ fuzz: deps
 			$(BUILD)/fuzz/$$f.corpus tests/fuzz/corpus/$$f; \
 	done
 
-install: all
+# The daemon, the CLI, their man pages and the systemd units. Not linkem:
+# the link emulator is a test tool, of no use on a router or a VPS
+# (make install-linkem, for a machine that emulates links).
+install: $(PROGRAMS)
 	install -d $(DESTDIR)$(BINDIR)
-	install -m 0755 $(BUILD)/bin/linkem $(DESTDIR)$(BINDIR)/linkem
 	install -m 0755 $(BUILD)/bin/wanbond $(DESTDIR)$(BINDIR)/wanbond
 	$(if $(wildcard $(DAEMON_MAIN)),install -d $(DESTDIR)$(SBINDIR) && install -m 0755 $(BUILD)/bin/wanbondd $(DESTDIR)$(SBINDIR)/wanbondd)
 	install -d $(DESTDIR)$(SYSTEMDUNITDIR)
 	sed 's|^\(Exec[A-Za-z]*\)=/usr/sbin/|\1=$(SBINDIR)/|' init/wanbond@.service >$(DESTDIR)$(SYSTEMDUNITDIR)/wanbond@.service
 	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/wanbond@.service
 	install -m 0644 init/wanbond.target $(DESTDIR)$(SYSTEMDUNITDIR)/wanbond.target
+	install -d $(DESTDIR)$(MANDIR)/man8
+	install -m 0644 docs/man/wanbondd.8 docs/man/wanbond.8 $(DESTDIR)$(MANDIR)/man8/
+
+install-linkem: $(BUILD)/bin/linkem
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 0755 $(BUILD)/bin/linkem $(DESTDIR)$(BINDIR)/linkem
+
+# The Debian package for a VPS (debian/, docs/debian.md). dpkg-buildpackage
+# builds in debian/build (never BUILD: other flags) and writes its results to
+# the source's parent directory; they are moved to BUILD/deb/ so that they
+# are found in one place and leave nothing beside the source.
+DEB_VERSION = $(shell dpkg-parsechangelog -S Version)
+DEB_ARCH = $(shell dpkg-architecture -qDEB_HOST_ARCH)
+DEB_RESULTS = wanbond_$(DEB_VERSION)_$(DEB_ARCH).deb wanbond-dbgsym_$(DEB_VERSION)_$(DEB_ARCH).deb \
+	wanbond_$(DEB_VERSION)_$(DEB_ARCH).buildinfo wanbond_$(DEB_VERSION)_$(DEB_ARCH).changes
+deb:
+	dpkg-buildpackage -us -uc -b
+	@mkdir -p $(BUILD)/deb
+	$(Q)for f in $(DEB_RESULTS); do if [ -e ../$$f ]; then mv -f ../$$f $(BUILD)/deb/; fi; done
+	@echo "deb: $(BUILD)/deb/wanbond_$(DEB_VERSION)_$(DEB_ARCH).deb"
 
 clean:
 	rm -rf $(BUILD)

@@ -3,7 +3,8 @@
 #   1. the build, with warnings as errors
 #   2. unit tests, fuzz-corpus replays and command-line checks
 #   3. the same under AddressSanitizer and UndefinedBehaviorSanitizer
-#   4. the network-namespace tests (root), over the link emulator
+#   4. the Debian package (root): built, linted, installed, removed (tests/pkg/)
+#   5. the network-namespace tests (root), over the link emulator
 set -u
 cd "$(dirname "$0")/.."
 MAKE=${MAKE:-make}
@@ -27,6 +28,7 @@ stage() {
 stage "build" $MAKE -s all unit-bins replay-bins tool-bins
 stage "unit tests" $MAKE -s check-unit
 stage "unit tests, ASan+UBSan" $MAKE -s check-unit BUILD=build/san SAN=1
+stage "Debian package" tests/pkg/test_deb.sh build
 stage "namespace tests" tests/netns/run.sh build
 
 echo

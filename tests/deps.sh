@@ -29,6 +29,10 @@ mptcpize        benchmark: runs iperf3 over kernel MPTCP, the contender
 gnuplot-nox     benchmark: the compare chart (PNG)
 lua5.1          namespace tests: the OpenWrt Prometheus collector (openwrt/wanbond/files/wanbond.lua) under Lua 5.1
 lua-cjson       namespace tests: the collector's JSON decoder (cjson, as OpenWrt's lua-cjson)
+dpkg-dev        Debian package: dpkg-buildpackage (make deb)
+debhelper       Debian package: dh, compat 13 (make deb)
+lintian         Debian package test: the package's checks
+man-db          unit tests: the man pages rendered and checked; systemd-analyze verify opens the units' Documentation= pages
 "
 
 missing=""

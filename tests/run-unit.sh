@@ -26,6 +26,7 @@ for harness in tests/fuzz/fuzz_*.c; do
 done
 run "linkem command line" tests/unit/linkem_cli.sh "$BUILD/bin/linkem"
 run "wanbond command line" tests/unit/wanbond_cli.sh "$BUILD/bin/wanbond"
+run "man pages" tests/unit/man_pages.sh "$BUILD"
 # The simulator's scenarios print their own lines.
 tests/sim/run.sh "$BUILD" || fails=$((fails + 1))
 

@@ -41,8 +41,13 @@ nt_expect_true "ExecReload: the check of the unit's file, then the SIGHUP" same 
 	"$(grep '^ExecReload=' "$UNITS/wanbond@.service")" \
 	"ExecReload=$WANBONDD --check -c /etc/wanbond/%i.conf
 ExecReload=/bin/kill -HUP \$MAINPID"
+# verify runs man for each Documentation= page: the pages of docs/man, in a
+# man directory of the test's own (the Debian package's test checks them
+# installed).
+mkdir -p "$NT_TMP/man/man8"
+cp docs/man/wanbondd.8 docs/man/wanbond.8 "$NT_TMP/man/man8/"
 RC=0
-OUT=$(systemd-analyze verify "$UNITS/wanbond@.service" "$UNITS/wanbond@home.service" "$UNITS/wanbond.target" 2>&1) || RC=$?
+OUT=$(MANPATH=$NT_TMP/man systemd-analyze verify "$UNITS/wanbond@.service" "$UNITS/wanbond@home.service" "$UNITS/wanbond.target" 2>&1) || RC=$?
 nt_expect_range "systemd-analyze verify: exit status" "$RC" 0 0
 # verify exits 0 after warnings (an unknown key, say): any line naming our units is a failure.
 OURS=$(grep -c wanbond <<<"$OUT" || true)
