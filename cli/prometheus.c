@@ -351,8 +351,8 @@ static void put_uplink_state(FILE *f, const struct cli_bond *bonds, int n)
 static void put_uplink_info(FILE *f, const struct cli_bond *bonds, int n)
 {
 	put_family(f, "wanbond_uplink_info", "", "gauge",
-		   "Always 1: the uplink's state by name, why its socket is closed (reason, empty when open), its "
-		   "interface and the peer's address on it.");
+		   "Always 1: the uplink's state by name, what made it so (reason), why its socket is closed "
+		   "(socket_error, empty when open), its interface and the peer's address on it.");
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < bonds[i].n_uplinks; j++) {
 			const struct cli_uplink *u = &bonds[i].up[j];
@@ -361,7 +361,8 @@ static void put_uplink_info(FILE *f, const struct cli_bond *bonds, int n)
 			put_label(f, true, "bond", bonds[i].name);
 			put_label(f, false, "uplink", u->name);
 			put_label(f, false, "state", u->state);
-			put_label(f, false, "reason", u->socket);
+			put_label(f, false, "reason", u->state_why);
+			put_label(f, false, "socket_error", u->socket);
 			put_label(f, false, "device", u->device);
 			put_label(f, false, "endpoint", u->endpoint);
 			fputs("} 1\n", f);

@@ -63,6 +63,8 @@ static int take_uplink(const struct wb_ctl_msg *m, void *data)
 	memset(u, 0, sizeof(*u));
 	copy_str(u->name, sizeof(u->name), m->u[WB_CTL_U_NAME]);
 	copy_str(u->state, sizeof(u->state), m->u[WB_CTL_U_STATE]);
+	copy_str(u->state_why, sizeof(u->state_why), m->u[WB_CTL_U_STATE_WHY]);
+	u->state_age = u64_or(m->u[WB_CTL_U_STATE_AGE], 0);
 	copy_str(u->device, sizeof(u->device), m->u[WB_CTL_U_DEVICE]);
 	copy_str(u->endpoint, sizeof(u->endpoint), m->u[WB_CTL_U_ENDPOINT]);
 	copy_str(u->socket, sizeof(u->socket), m->u[WB_CTL_U_SOCKET]);
@@ -186,7 +188,7 @@ static const char *path_mtu(char *out, size_t len, const struct cli_uplink *u, b
 static void print_uplink_row(FILE *f, const struct cli_bond *b, const struct cli_uplink *u, uint64_t total_tx,
 			     bool colour)
 {
-	char tx[24], rx[24], cw[24], pace[24], st[24], pm[64];
+	char tx[24], rx[24], cw[24], pace[24], st[24], pm[64], age[24];
 
 	snprintf(st, sizeof(st), "%s%s", u->state, u->enabled ? "" : "(off)");
 	fprintf(f, "  %-10s %s%-11s%s %-6s %3u %8.1f %8.1f %6.1f %6.2f%% %10s %12s %10s %10s %5.1f%%\n", u->name,
@@ -200,6 +202,9 @@ static void print_uplink_row(FILE *f, const struct cli_bond *b, const struct cli
 			u->endpoint[0] ? (u->device[0] ? ", peer " : "peer ") : "", u->endpoint,
 			path_mtu(pm, sizeof(pm), u, u->device[0] || u->endpoint[0]), u->socket[0] ? "; socket closed: " : "",
 			u->socket);
+	/* Why it is in its state: the answer an operator looks for first when an uplink is not up. */
+	if (u->state_why[0])
+		fprintf(f, "  %-10s %s for %s: %s\n", "", u->state, duration(age, sizeof(age), u->state_age), u->state_why);
 	(void)b;
 }
 
@@ -273,6 +278,9 @@ static void json_uplink(FILE *f, const struct cli_uplink *u)
 	json_key_str(f, "name", u->name);
 	fputc(',', f);
 	json_key_str(f, "state", u->state);
+	fputc(',', f);
+	json_key_str(f, "state_reason", u->state_why);
+	fprintf(f, ",\"state_age_ns\":%" PRIu64, u->state_age);
 	fprintf(f, ",\"id\":%u,\"backup\":%s,\"enabled\":%s,\"weight\":%u,", u->id, u->backup ? "true" : "false",
 		u->enabled ? "true" : "false", u->weight);
 	json_key_str(f, "device", u->device);

@@ -124,7 +124,7 @@ static bool put_bond(struct ctl_server *srv, struct nlmsghdr *nlh, uint64_t now)
 	return wb_ctl_put_bond_counters(nlh, WB_CTL_A_COUNTERS, &c);
 }
 
-static bool put_uplink(struct ctl_server *srv, struct nlmsghdr *nlh, const struct wb_uplink_status *u)
+static bool put_uplink(struct ctl_server *srv, struct nlmsghdr *nlh, const struct wb_uplink_status *u, uint64_t now)
 {
 	const struct uplink_slot *slot = uplinks_slot(srv->bc->d, u->id); /* NULL on a server */
 	struct nlattr *nest = mnl_attr_nest_start(nlh, WB_CTL_A_UPLINK);
@@ -135,6 +135,9 @@ static bool put_uplink(struct ctl_server *srv, struct nlmsghdr *nlh, const struc
 	mnl_attr_put_strz(nlh, WB_CTL_U_NAME, u->name);
 	mnl_attr_put_u32(nlh, WB_CTL_U_ID, u->id);
 	mnl_attr_put_strz(nlh, WB_CTL_U_STATE, wb_uplink_state_name(u->state));
+	if (u->state_why[0])
+		mnl_attr_put_strz(nlh, WB_CTL_U_STATE_WHY, u->state_why);
+	mnl_attr_put_u64(nlh, WB_CTL_U_STATE_AGE, now > u->state_since_ns ? now - u->state_since_ns : 0);
 	mnl_attr_put_u8(nlh, WB_CTL_U_BACKUP, u->backup);
 	mnl_attr_put_u8(nlh, WB_CTL_U_ENABLED, !(slot && slot->disabled));
 	mnl_attr_put_u32(nlh, WB_CTL_U_WEIGHT, u->weight);
@@ -206,7 +209,7 @@ static void do_get_uplinks(struct ctl_client *c, const struct nlmsghdr *req)
 			continue;
 		nlh = wb_ctl_msg_start(buf, WB_CTL_CMD_GET_UPLINKS, NLM_F_MULTI, req->nlmsg_seq);
 		mnl_attr_put_strz(nlh, WB_CTL_A_BOND_NAME, c->srv->bc->conf->name);
-		if (put_uplink(c->srv, nlh, &u) && !send_msg(c, nlh))
+		if (put_uplink(c->srv, nlh, &u, loop_now()) && !send_msg(c, nlh))
 			return; /* it stopped reading */
 	}
 	send_done(c, req);

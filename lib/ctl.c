@@ -75,6 +75,8 @@ static const struct attr_rule uplink_rules[WB_CTL_U_COUNT] = {
 	[WB_CTL_U_FWMARK] = { MNL_TYPE_U32, 0 },
 	[WB_CTL_U_PMTU] = { MNL_TYPE_U32, 0 },
 	[WB_CTL_U_PMTU_SEARCHING] = { MNL_TYPE_U8, 0 },
+	[WB_CTL_U_STATE_WHY] = { MNL_TYPE_NUL_STRING, WB_STATE_WHY_MAX },
+	[WB_CTL_U_STATE_AGE] = { MNL_TYPE_U64, 0 },
 };
 
 static const struct attr_rule event_rules[WB_CTL_E_MAX_ATTR] = {

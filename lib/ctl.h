@@ -95,6 +95,8 @@ enum wb_ctl_uplink_attr {
 	WB_CTL_U_FWMARK,      /* u32: its packets' mark, 1.. (ADD_UPLINK) */
 	WB_CTL_U_PMTU,        /* u32: the largest datagram (UDP payload) its path carries, as found */
 	WB_CTL_U_PMTU_SEARCHING, /* u8: 1 while it probes for its path's size */
+	WB_CTL_U_STATE_WHY,   /* string: what made its state the one it is ("no answer for 1020 ms"; absent: never changed) */
+	WB_CTL_U_STATE_AGE,   /* u64: ns it has been in that state */
 	WB_CTL_U_COUNT
 };
 

@@ -43,6 +43,7 @@ static void fill_bonds(void)
 	strcpy(bonds[0].up[1].name, "lte");
 	strcpy(bonds[0].up[1].state, "down");
 	strcpy(bonds[0].up[1].socket, "interface wan2 down");
+	strcpy(bonds[0].up[1].state_why, "no answer for 1020 ms");
 	bonds[0].up[1].backup = true;
 	bonds[0].up[1].loss_ppm = 1000000;
 	/* Each counter a different value: the k-th bond counter k + 1, the uplinks' 1000 * (j + 1) + k. */
@@ -271,8 +272,8 @@ static void test_state_up_and_info(void **state)
 	expect_sample("wanbond_uplink_state{bond=\"home\",uplink=\"lte\"}", "0");
 	expect_sample("wanbond_uplink_backup{bond=\"home\",uplink=\"lte\"}", "1");
 	expect_sample("wanbond_uplink_enabled{bond=\"home\",uplink=\"lte\"}", "0");
-	expect_sample("wanbond_uplink_info{bond=\"home\",uplink=\"lte\",state=\"down\",reason=\"interface wan2 down\","
-		      "device=\"\",endpoint=\"\"}",
+	expect_sample("wanbond_uplink_info{bond=\"home\",uplink=\"lte\",state=\"down\",reason=\"no answer for 1020 ms\","
+		      "socket_error=\"interface wan2 down\",device=\"\",endpoint=\"\"}",
 		      "1");
 	assert_int_equal(cli_prometheus_state_number("down"), 0);
 	assert_int_equal(cli_prometheus_state_number("probing"), 1);

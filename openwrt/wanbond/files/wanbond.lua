@@ -156,7 +156,8 @@ end
 local function scrape_uplinks(bonds)
   local info = metric("wanbond_uplink_info", "gauge")
   each_uplink(bonds, function(b, u)
-    info({ bond = escape(b.name), uplink = escape(u.name), state = escape(u.state), reason = escape(u.socket_error),
+    info({ bond = escape(b.name), uplink = escape(u.name), state = escape(u.state), reason = escape(u.state_reason),
+           socket_error = escape(u.socket_error),
            device = escape(u.device), endpoint = escape(u.endpoint) }, 1)
   end)
   local state = metric("wanbond_uplink_state", "gauge")
