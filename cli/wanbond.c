@@ -133,7 +133,7 @@ static int each_bond(const struct cli *cli, const char *only, int (*fn)(const st
 
 /* ---- show, dump, stats ---------------------------------------------------------------------- */
 
-enum view { VIEW_TABLE, VIEW_JSON, VIEW_DUMP, VIEW_STATS, VIEW_STATS_BRIEF };
+enum view { VIEW_TABLE, VIEW_JSON, VIEW_STATUS, VIEW_DUMP, VIEW_STATS, VIEW_STATS_BRIEF };
 
 struct show_state {
 	enum view view;
@@ -162,6 +162,9 @@ static int show_one(const struct cli *cli, const char *bond, void *data)
 	case VIEW_JSON:
 		cli_print_json(stdout, &b, !s->shown);
 		break;
+	case VIEW_STATUS:
+		cli_print_status(stdout, &b, !s->shown);
+		break;
 	case VIEW_DUMP:
 		cli_print_dump(stdout, &b);
 		break;
@@ -181,9 +184,14 @@ static int show(const struct cli *cli, enum view view, const char *bond)
 
 	if (view == VIEW_JSON)
 		fputs("[", stdout);
+	if (view == VIEW_STATUS)
+		fputs("{\"bonds\":{", stdout);
 	rc = each_bond(cli, bond, show_one, &s);
 	if (view == VIEW_JSON)
 		fputs("]\n", stdout);
+	/* Whole even when a bond failed: the bonds that answered are in it, the exit code says the rest. */
+	if (view == VIEW_STATUS)
+		fputs("}}\n", stdout);
 	return rc;
 }
 
@@ -192,6 +200,13 @@ static int cmd_show(const struct cli *cli, int argc, char **argv)
 	if (argc > 1)
 		return usage_error("show: one bond at most");
 	return show(cli, cli->json ? VIEW_JSON : VIEW_TABLE, argc ? argv[0] : NULL);
+}
+
+static int cmd_status(const struct cli *cli, int argc, char **argv)
+{
+	if (argc > 1)
+		return usage_error("status: one bond at most");
+	return show(cli, VIEW_STATUS, argc ? argv[0] : NULL);
 }
 
 static int cmd_dump(const struct cli *cli, int argc, char **argv)
@@ -405,6 +420,7 @@ struct command {
 /* In the order of the usage. */
 static const struct command commands[] = {
 	{ "show", "[BOND]", "the bonds and their uplinks (-j: JSON)", false, false, cmd_show },
+	{ "status", "[BOND]", "JSON keyed by bond and uplink name (ubus, rpcd)", false, false, cmd_status },
 	{ "dump", "[BOND]", "tab-separated, one line per bond and per uplink", false, false, cmd_dump },
 	{ "stats", "[-s] [BOND]", "every counter (-s: only those not zero)", false, false, cmd_stats },
 	{ "stats reset", "[BOND]", "counters from zero again", true, false, cmd_stats_reset },
