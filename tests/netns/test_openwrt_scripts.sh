@@ -273,6 +273,7 @@ echo "      list: $(cat "$NT_TMP/list.json")"
 nt_expect_true "list: {\"status\":{\"bond\":\"str\"}}" jqt '. == {"status":{"bond":"str"}}' "$NT_TMP/list.json"
 
 RPC_IN='{}' rpc "$CDIR" call status >"$NT_TMP/status.json"
+echo "      call status (client), as rpcd gets it: $(cat "$NT_TMP/status.json")"
 echo "      call status (client): $(jq -c '.bonds.home | {name, role, session, uplinks: (.uplinks | map_values({state, enabled, reason, srtt_ns, loss_ppm, pacing_rate, share_ppm, tx_bytes: .counters.tx_bytes}))}' "$NT_TMP/status.json")"
 nt_expect_true "call status: home, keyed by name, with dsl and lte" \
 	jqt '.bonds.home.role == "client" and (.bonds.home.uplinks | keys) == ["dsl", "lte"]' "$NT_TMP/status.json"
