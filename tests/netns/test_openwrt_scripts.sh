@@ -234,6 +234,28 @@ nt_expect_range "a value with quotes and ';': wanbondd --check fails" "$rc" 1 25
 nt_expect_true "... as a wrong value, not as new settings ($(head -n 1 "$NT_TMP/broken.conf.check"))" \
 	sh -c "grep -qF 'name = \"wb\\\"; x = \\\"y\";' '$NT_TMP/broken.conf' && ! grep -q '^role = \"server\"' '$NT_TMP/broken.conf'"
 
+# The init script's step: generated, checked, and only a file that checks replaces the one of before.
+prepare() {
+	WB_DEVICES=${3-} WANBOND_CONTROL_DIR=$NT_TMP/ctl WANBONDD=$NT_WANBONDD $ASH -c \
+		". '$DOUBLES'; . '$FILES/wanbond-uci.sh'; config_load wanbond; wanbond_prepare '$1' '$2'; rc=\$?;
+		printf '%s' \"\$WANBOND_ERROR\" >'$2.error'; exit \$rc"
+}
+sed -e "s|/etc/wanbond/wanbond.key|$NT_TMP/home.key|" -e "s|option enabled '0'|option enabled '1'|" \
+	"$FILES/wanbond.config" >"$UCI_DIR/wanbond"
+RUN=$NT_TMP/run.conf
+prepare home "$RUN" "wan=eth1 wwan=wwan0" && rc=0 || rc=$?
+nt_expect_range "prepare: a file that checks: ready (0)" "$rc" 0 0
+nt_expect_true "prepare: in place, nothing left beside it" sh -c "[ -s '$RUN' ] && [ ! -e '$RUN.next' ]"
+cp "$RUN" "$NT_TMP/run.before"
+sed -i "s|option weight '2'|option weight '0'|" "$UCI_DIR/wanbond"
+prepare home "$RUN" "wan=eth1 wwan=wwan0" && rc=0 || rc=$?
+nt_expect_range "prepare: broken, a file of before: kept (3)" "$rc" 3 3
+nt_expect_true "prepare: the file of before unchanged" cmp -s "$RUN" "$NT_TMP/run.before"
+nt_expect_true "prepare: the check's line said ($(cat "$RUN.error"))" grep -q "weight: 0 is out of range" "$RUN.error"
+prepare home "$NT_TMP/fresh.conf" "wan=eth1 wwan=wwan0" && rc=0 || rc=$?
+nt_expect_range "prepare: broken, no file of before: an error (1)" "$rc" 1 1
+nt_expect_true "prepare: no file given to the daemon" test ! -e "$NT_TMP/fresh.conf"
+
 # ---- c. the rpcd plugin against real daemons ---------------------------------------------
 echo "c. the rpcd plugin"
 nt_build_base

@@ -13,6 +13,7 @@
 # Where the control sockets are: every bond's in one directory, so the CLI,
 # the hotplug script and the rpcd plugin find them all.
 WANBOND_CONTROL_DIR=${WANBOND_CONTROL_DIR:-/var/run/wanbond}
+WANBONDD=${WANBONDD:-/usr/sbin/wanbondd}
 
 # Options of a bond section, "option:type" by the libconfig group they go into.
 WANBOND_TOP="name:str private_key:str private_key_file:str cipher:str"
@@ -242,6 +243,35 @@ wanbond_generate() {
 		rm -f "$file.new"
 	else
 		mv -f "$file.new" "$file"
+	fi
+	return 0
+}
+
+# wanbond_prepare BOND FILE: FILE made ready for the bond's daemon. The
+# bond's file is written beside it (FILE.next) and checked with wanbondd
+# --check; only a file that checks replaces FILE, and only if its bytes
+# differ. Returns
+#   0  FILE is the bond's configuration, checked
+#   1  it does not check, and there is no FILE of before: $WANBOND_ERROR says why
+#   2  nothing to start: none of a client's uplinks has a device
+#   3  it does not check, FILE of before kept (a running daemon goes on
+#      with it): $WANBOND_ERROR says why
+wanbond_prepare() {
+	local bond="$1" file="$2" next="$2.next" rc
+	WANBOND_ERROR=""
+	wanbond_generate "$bond" "$next"
+	rc=$?
+	[ "$rc" -eq 0 ] || { WANBOND_ERROR="cannot write the configuration of bond $bond"; return "$rc"; }
+	if ! WANBOND_ERROR=$("$WANBONDD" --check -c "$next" 2>&1); then
+		WANBOND_ERROR=${WANBOND_ERROR:-"wanbondd --check failed on $next"}
+		[ -f "$file" ] && return 3
+		return 1
+	fi
+	WANBOND_ERROR=""
+	if cmp -s "$next" "$file"; then
+		rm -f "$next"
+	else
+		mv -f "$next" "$file"
 	fi
 	return 0
 }
