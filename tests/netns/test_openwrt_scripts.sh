@@ -7,7 +7,9 @@
 #      network_get_device: the package's example, a client with an
 #      interface down, a server with two peers; each checks with
 #      wanbondd --check; the same UCI gives the same file, untouched; no
-#      uplink up writes nothing; a broken UCI value fails the check
+#      uplink up writes nothing; a broken UCI value fails the check, and
+#      only a file that checks replaces the one in use; the init script's
+#      start_service and service_triggers with test doubles of procd.sh
 #   c. the rpcd plugin, run as rpcd runs it, against real daemons: list;
 #      call status of a client's bond, one uplink switched off, a server's
 #      two bonds, a bond named in the arguments, a bad argument, and with
@@ -255,6 +257,65 @@ nt_expect_true "prepare: the check's line said ($(cat "$RUN.error"))" grep -q "w
 prepare home "$NT_TMP/fresh.conf" "wan=eth1 wwan=wwan0" && rc=0 || rc=$?
 nt_expect_range "prepare: broken, no file of before: an error (1)" "$rc" 1 1
 nt_expect_true "prepare: no file given to the daemon" test ! -e "$NT_TMP/fresh.conf"
+
+# The init script itself: start_service and service_triggers with test
+# doubles of procd.sh's functions and logger, which write what they are
+# given to $PROCD_LOG. $IPKG_INSTROOT gives the script its two includes.
+ROOT=$NT_TMP/root
+mkdir -p "$ROOT/lib/functions" "$ROOT/usr/share/wanbond"
+cp "$DOUBLES" "$ROOT/lib/functions/network.sh"
+cp "$FILES/wanbond-uci.sh" "$ROOT/usr/share/wanbond/uci.sh"
+PROCD_DOUBLES=$NT_TMP/procd-doubles.sh
+cat >"$PROCD_DOUBLES" <<'SH'
+# TEST DOUBLES of procd.sh's functions and of logger: each call a line in $PROCD_LOG.
+procd_open_instance() { echo "open $*" >>"$PROCD_LOG"; }
+procd_set_param() { echo "param $*" >>"$PROCD_LOG"; }
+procd_close_instance() { echo "close" >>"$PROCD_LOG"; }
+procd_add_reload_trigger() { echo "reload-trigger $*" >>"$PROCD_LOG"; }
+procd_add_interface_trigger() { echo "interface-trigger $*" >>"$PROCD_LOG"; }
+logger() { echo "logger $*" >>"$PROCD_LOG"; }
+SH
+# init FUNCTION DEVICES: the init script's function run under ash; its procd calls in $PROCD_LOG.
+init() {
+	: >"$PROCD_LOG"
+	WB_DEVICES=$2 IPKG_INSTROOT=$ROOT WANBOND_CONTROL_DIR=$NT_TMP/ctl $ASH -c \
+		". '$PROCD_DOUBLES'; . '$FILES/wanbond.init'; CONF_DIR='$NT_TMP/var-etc'; PROG='$NT_WANBONDD'; WANBONDD=\$PROG; $1" 2>/dev/null
+}
+export PROCD_LOG=$NT_TMP/procd.log
+sed -e "s|/etc/wanbond/wanbond.key|$NT_TMP/home.key|" -e "s|option enabled '0'|option enabled '1'|" \
+	"$FILES/wanbond.config" >"$UCI_DIR/wanbond"
+init start_service "wan=eth1 wwan=wwan0"
+sed 's/^/      /' "$PROCD_LOG"
+nt_expect_true "init: instance home, wanbondd -c its file, watched, HUP on change, respawn, output logged" sh -c "
+	grep -qx 'open home' '$PROCD_LOG' &&
+	grep -qx 'param command $NT_WANBONDD -c $NT_TMP/var-etc/home.conf' '$PROCD_LOG' &&
+	grep -qx 'param file $NT_TMP/var-etc/home.conf' '$PROCD_LOG' && grep -qx 'param reload_signal HUP' '$PROCD_LOG' &&
+	grep -qx 'param respawn' '$PROCD_LOG' && grep -qx 'param stdout 1' '$PROCD_LOG' && grep -qx 'param stderr 1' '$PROCD_LOG' &&
+	! grep -q 'param error' '$PROCD_LOG'"
+nt_expect_true "init: the file it runs on checks" "$NT_WANBONDD" --check -c "$NT_TMP/var-etc/home.conf"
+init service_triggers ""
+sed 's/^/      /' "$PROCD_LOG"
+nt_expect_true "init: triggers: the config, and each uplink's interface once" sh -c "
+	grep -qx 'reload-trigger wanbond' '$PROCD_LOG' &&
+	grep -qx 'interface-trigger interface.\* wan /etc/init.d/wanbond reload' '$PROCD_LOG' &&
+	grep -qx 'interface-trigger interface.\* wwan /etc/init.d/wanbond reload' '$PROCD_LOG' &&
+	grep -qx 'interface-trigger interface.\* starlink /etc/init.d/wanbond reload' '$PROCD_LOG' &&
+	[ \$(grep -c interface-trigger '$PROCD_LOG') -eq 3 ]"
+sed -i "s|option weight '2'|option weight '0'|" "$UCI_DIR/wanbond"
+init start_service "wan=eth1 wwan=wwan0"
+nt_expect_true "init: broken UCI, a daemon running: it goes on, the error beside it, logged" sh -c "
+	grep -qx 'param command $NT_WANBONDD -c $NT_TMP/var-etc/home.conf' '$PROCD_LOG' &&
+	grep -q '^param data check_error=.*weight: 0 is out of range' '$PROCD_LOG' &&
+	grep -q '^logger -t wanbond -p daemon.err bond home: .*weight: 0 is out of range' '$PROCD_LOG'"
+rm -f "$NT_TMP/var-etc/home.conf"
+init start_service "wan=eth1 wwan=wwan0"
+sed 's/^/      /' "$PROCD_LOG"
+nt_expect_true "init: broken UCI, nothing of before: the instance's error, no daemon" sh -c "
+	grep -q '^param error .*weight: 0 is out of range' '$PROCD_LOG' && ! grep -q '^param respawn' '$PROCD_LOG'"
+sed -i -e "s|option weight '0'|option weight '2'|" -e '/option fwmark/d' "$UCI_DIR/wanbond"
+init start_service ""
+nt_expect_true "init: no interface up, nothing of before: no instance, said" sh -c "
+	! grep -q '^open' '$PROCD_LOG' && grep -q 'none of its uplinks' '$PROCD_LOG'"
 
 # ---- c. the rpcd plugin against real daemons ---------------------------------------------
 echo "c. the rpcd plugin"
