@@ -27,7 +27,12 @@
 #define EXIT_USAGE 1
 #define EXIT_DAEMON 2
 #define EXIT_NOT_RUNNING 3
+/* The daemon's default control.directory, as the build sets it (daemon/config.h). */
+#ifdef WB_CONTROL_DIR
+#define DEFAULT_DIR WB_CONTROL_DIR
+#else
 #define DEFAULT_DIR "/run/wanbond"
+#endif
 #define MAX_BONDS 256 /* the most a server has: one per peer (WB_MAX_PEERS, daemon/config.h) */
 
 struct cli {

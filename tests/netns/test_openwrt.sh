@@ -47,7 +47,7 @@ cp -a "$ROOT" "$TMP/root"
 R=$TMP/root
 mkdir -p "$R/usr/share/wanbond" "$R/etc/config" "$R/etc/wanbond" "$R/tmp/wanbond-test" "$R/var/etc"
 cp "$FILES/wanbond-uci.sh" "$R/usr/share/wanbond/uci.sh"
-for f in wanbond.init wanbond.hotplug wanbond.defaults wanbond.rpcd wanbond.profile; do
+for f in wanbond.init wanbond.hotplug wanbond.defaults wanbond.rpcd; do
 	cp "$FILES/$f" "$R/tmp/wanbond-test/$f"
 done
 (umask 077 && "$WANBONDD" --genkey >"$R/etc/wanbond/wanbond.key")
@@ -59,7 +59,7 @@ echo "a. the root's ash -n"
 for f in uci.sh; do
 	expect "ash -n $f" chroot "$R" /bin/ash -n "/usr/share/wanbond/$f"
 done
-for f in wanbond.init wanbond.hotplug wanbond.defaults wanbond.rpcd wanbond.profile; do
+for f in wanbond.init wanbond.hotplug wanbond.defaults wanbond.rpcd; do
 	expect "ash -n $f" chroot "$R" /bin/ash -n "/tmp/wanbond-test/$f"
 done
 

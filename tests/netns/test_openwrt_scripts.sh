@@ -34,7 +34,7 @@ command -v busybox >/dev/null || nt_die "missing busybox (run make deps)"
 # ---- a. parsing ---------------------------------------------------------------------
 echo "a. every script parses under busybox ash -n"
 for f in "$FILES"/wanbond-uci.sh "$FILES"/wanbond.init "$FILES"/wanbond.hotplug "$FILES"/wanbond.defaults \
-	"$FILES"/wanbond.rpcd "$FILES"/wanbond.profile; do
+	"$FILES"/wanbond.rpcd; do
 	nt_expect_true "ash -n $(basename "$f")" $ASH -n "$f"
 done
 nt_expect_true "the ACL is JSON" jqt '.wanbond.read.ubus.wanbond == ["status"]' "$FILES/wanbond.acl.json"
