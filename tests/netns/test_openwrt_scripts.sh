@@ -9,7 +9,9 @@
 #      wanbondd --check; the same UCI gives the same file, untouched; no
 #      uplink up writes nothing; a broken UCI value fails the check, and
 #      only a file that checks replaces the one in use; the init script's
-#      start_service and service_triggers with test doubles of procd.sh
+#      start_service and service_triggers with test doubles of procd.sh;
+#      the uci-defaults steps (key pair; interface and zone, only if absent)
+#      with a test double of uci
 #   c. the rpcd plugin, run as rpcd runs it, against real daemons: list;
 #      call status of a client's bond, one uplink switched off, a server's
 #      two bonds, a bond named in the arguments, a bad argument, and with
@@ -316,6 +318,107 @@ sed -i -e "s|option weight '0'|option weight '2'|" -e '/option fwmark/d' "$UCI_D
 init start_service ""
 nt_expect_true "init: no interface up, nothing of before: no instance, said" sh -c "
 	! grep -q '^open' '$PROCD_LOG' && grep -q 'none of its uplinks' '$PROCD_LOG'"
+
+# The uci-defaults script's two steps (in the library it sources): the key
+# pair, and a network interface and firewall zone per bond, with a test
+# double of uci whose state is a file of "uci show" lines.
+UCI_DOUBLE=$NT_TMP/uci-double.sh
+cat >"$UCI_DOUBLE" <<'SH'
+# TEST DOUBLE of OpenWrt's uci: get, show, set, add, add_list, batch, commit
+# on $UCI_STATE, a file of "uci show" lines (config.section.option='value').
+_wb_uci_unquote() { printf '%s' "$1" | sed -e "s/^'//" -e "s/'\$//" -e "s/' '/ /g"; }
+_wb_uci_line() { grep -F "$1=" "$UCI_STATE" | while IFS= read -r l; do [ "${l%%=*}" = "$1" ] && printf '%s' "${l#*=}"; done; }
+_wb_uci_resolve() {
+	# config.@type[-1].option: the last section of that type.
+	case "$1" in
+	*.@*\[-1\]*)
+		local conf=${1%%.*} rest=${1#*.@} type sec
+		type=${rest%%\[*}
+		sec=$(grep "^$conf\.[^.=]*=$type\$" "$UCI_STATE" | tail -n 1 | sed 's/=.*//')
+		printf '%s%s' "$sec" "${rest#*\]}"
+		;;
+	*) printf '%s' "$1" ;;
+	esac
+}
+_wb_uci_put() { grep -v -F "$1=" "$UCI_STATE" >"$UCI_STATE.tmp"; grep -F "$1=" "$UCI_STATE" | grep -v "^$1=" >>"$UCI_STATE.tmp"
+	printf '%s=%s\n' "$1" "$2" >>"$UCI_STATE.tmp"; mv "$UCI_STATE.tmp" "$UCI_STATE"; }
+uci() {
+	local cmd arg key val n line
+	[ "$1" = -q ] && shift
+	cmd=$1
+	shift
+	arg=$*
+	case "$cmd" in
+	get)
+		val=$(_wb_uci_line "$(_wb_uci_resolve "$arg")")
+		[ -n "$val" ] || return 1
+		_wb_uci_unquote "$val"
+		echo
+		;;
+	show) grep "^$arg\." "$UCI_STATE" || true ;;
+	set)
+		key=$(_wb_uci_resolve "${arg%%=*}")
+		val=${arg#*=}
+		case "$key" in
+		*.*.*) _wb_uci_put "$key" "'$(_wb_uci_unquote "$val")'" ;;
+		*) _wb_uci_put "$key" "$val" ;;
+		esac
+		;;
+	add)
+		n=$(wc -l <"$UCI_STATE")
+		printf '%s.cfg%02x=%s\n' "${arg%% *}" "$((n + 1))" "${arg#* }" >>"$UCI_STATE"
+		;;
+	add_list)
+		key=$(_wb_uci_resolve "${arg%%=*}")
+		val=$(_wb_uci_line "$key")
+		_wb_uci_put "$key" "${val:+$val }'${arg#*=}'"
+		;;
+	batch)
+		while IFS= read -r line; do
+			line=$(printf '%s' "$line" | sed 's/^[[:space:]]*//')
+			[ -n "$line" ] && uci "${line%% *}" "${line#* }"
+		done
+		;;
+	commit) echo "commit $arg" >>"$UCI_STATE.commits" ;;
+	esac
+}
+SH
+export UCI_STATE=$NT_TMP/uci-state
+cat >"$UCI_STATE" <<'STATE'
+network.lan=interface
+network.lan.proto='static'
+firewall.cfg01=zone
+firewall.cfg01.name='lan'
+firewall.cfg01.network='lan'
+STATE
+sed -e "s|option enabled '0'|option enabled '1'|" "$FILES/wanbond.config" >"$UCI_DIR/wanbond"
+printf "\nconfig bond 'office'\n\toption role 'client'\n" >>"$UCI_DIR/wanbond"
+defaults() {
+	WANBONDD=$NT_WANBONDD $ASH -c ". '$DOUBLES'; . '$UCI_DOUBLE'; . '$FILES/wanbond-uci.sh';
+		wanbond_keypair '$NT_TMP/etc-wanbond' && config_load wanbond && config_foreach wanbond_tunnel_network bond"
+}
+defaults && rc=0 || rc=$?
+sed 's/^/      /' "$UCI_STATE"
+nt_expect_range "defaults: exit code" "$rc" 0 0
+nt_expect_true "defaults: the key 0600, the public key its own" sh -c "
+	[ \"\$(stat -c %a '$NT_TMP/etc-wanbond/wanbond.key')\" = 600 ] &&
+	[ \"\$('$NT_WANBONDD' --pubkey <'$NT_TMP/etc-wanbond/wanbond.key')\" = \"\$(cat '$NT_TMP/etc-wanbond/wanbond.pub')\" ]"
+nt_expect_true "defaults: network wb_home, proto none, on wb-home; wb_office on wb-office" sh -c "
+	grep -qx \"network.wb_home.proto='none'\" '$UCI_STATE' && grep -qx \"network.wb_home.device='wb-home'\" '$UCI_STATE' &&
+	grep -qx \"network.wb_office.device='wb-office'\" '$UCI_STATE'"
+nt_expect_true "defaults: a zone wanbond with both, rejecting input and forward" sh -c "
+	zone=\$(sed -n \"s/^firewall\\.\\([^.]*\\)\\.name='wanbond'\$/\\1/p\" '$UCI_STATE') && [ -n \"\$zone\" ] &&
+	grep -qx \"firewall.\$zone.network='wb_home' 'wb_office'\" '$UCI_STATE' &&
+	grep -qx \"firewall.\$zone.input='REJECT'\" '$UCI_STATE' && grep -qx \"firewall.\$zone.forward='REJECT'\" '$UCI_STATE'"
+nt_expect_true "defaults: the lan zone as it was" grep -qx "firewall.cfg01.network='lan'" "$UCI_STATE"
+cp "$UCI_STATE" "$NT_TMP/uci-state.before"
+cp "$NT_TMP/etc-wanbond/wanbond.key" "$NT_TMP/key.before"
+defaults
+nt_expect_true "defaults again: nothing changes (UCI, key)" sh -c "cmp -s '$UCI_STATE' '$NT_TMP/uci-state.before' &&
+	cmp -s '$NT_TMP/etc-wanbond/wanbond.key' '$NT_TMP/key.before'"
+sed -i "s|^network.wb_office.device=.*|network.wb_office.device='mine'|" "$UCI_STATE"
+defaults
+nt_expect_true "defaults: an interface of the operator's left alone" grep -qx "network.wb_office.device='mine'" "$UCI_STATE"
 
 # ---- c. the rpcd plugin against real daemons ---------------------------------------------
 echo "c. the rpcd plugin"

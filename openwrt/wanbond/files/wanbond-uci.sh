@@ -1,11 +1,13 @@
 # wanbond: the UCI configuration (/etc/config/wanbond) written as one
 # libconfig file per bond, as wanbondd reads it (docs/configuration.md and
-# its "UCI" section list every option and its setting).
+# its "UCI" section list every option and its setting); and what the
+# package's uci-defaults script does on first install.
 #
 # Sourced by /etc/init.d/wanbond after /lib/functions.sh and
-# /lib/functions/network.sh: it uses their config_get, config_foreach and
-# network_get_device, and calls config_load itself. Kept apart from the
-# init script so that it can be run, and tested, outside OpenWrt.
+# /lib/functions/network.sh (it uses their config_get, config_foreach and
+# network_get_device; its caller runs config_load), and by the uci-defaults
+# script. Kept apart from them so that it can be run, and tested, outside
+# OpenWrt.
 #
 # The same UCI and the same interfaces give the same bytes: procd compares
 # the file's checksum, and only a change reaches the daemon (a SIGHUP).
@@ -274,4 +276,64 @@ wanbond_prepare() {
 		mv -f "$next" "$file"
 	fi
 	return 0
+}
+
+# ---- first install (the uci-defaults script) ------------------------------------------------
+
+# wanbond_keypair DIR: DIR/wanbond.key (0600) and DIR/wanbond.pub, made by
+# wanbondd --genkey and --pubkey, each only if it is not there.
+wanbond_keypair() {
+	local key="$1/wanbond.key" pub="$1/wanbond.pub"
+	if [ ! -s "$key" ]; then
+		mkdir -p "$1"
+		chmod 0700 "$1"
+		(umask 077 && "$WANBONDD" --genkey >"$key.new" && mv "$key.new" "$key") || rm -f "$key.new"
+	fi
+	[ -s "$key" ] || return 1
+	chmod 0600 "$key"
+	if [ ! -s "$pub" ]; then
+		"$WANBONDD" --pubkey <"$key" >"$pub.new" && mv "$pub.new" "$pub" && chmod 0644 "$pub"
+	fi
+}
+
+# The TUN device of a bond: tun_name, else "wb-" and the bond's name cut to
+# 15 characters (the daemon's default, docs/configuration.md).
+wanbond_tun_of() {
+	local name tun
+	config_get name "$1" name "$1"
+	config_get tun "$1" tun_name
+	[ -n "$tun" ] || tun=$(printf 'wb-%s' "$name" | cut -c1-15)
+	printf '%s' "$tun"
+}
+
+# wanbond_tunnel_network BOND: a netifd interface "wb_BOND" (proto none, on
+# the bond's TUN device) and a firewall zone "wanbond" holding it, each only
+# if absent: nothing of the operator's is changed. The zone forwards
+# nothing until the operator says so. Uncommitted: the caller commits.
+wanbond_tunnel_network() {
+	local iface="wb_$1" tun zone
+	tun=$(wanbond_tun_of "$1")
+	if [ -z "$(uci -q get "network.$iface")" ]; then
+		uci -q batch <<-UCI
+			set network.$iface=interface
+			set network.$iface.proto='none'
+			set network.$iface.device='$tun'
+		UCI
+	fi
+	if ! uci -q show firewall | grep -q "^firewall\.[^.]*\.name='wanbond'\$"; then
+		uci -q batch <<-UCI
+			add firewall zone
+			set firewall.@zone[-1].name='wanbond'
+			set firewall.@zone[-1].input='REJECT'
+			set firewall.@zone[-1].output='ACCEPT'
+			set firewall.@zone[-1].forward='REJECT'
+		UCI
+	fi
+	# The zone's list of networks gets the interface once.
+	zone=$(uci -q show firewall | sed -n "s/^firewall\.\([^.]*\)\.name='wanbond'\$/\1/p" | head -n 1)
+	[ -n "$zone" ] || return 0
+	case " $(uci -q get "firewall.$zone.network") " in
+	*" $iface "*) ;;
+	*) uci -q add_list "firewall.$zone.network=$iface" ;;
+	esac
 }
