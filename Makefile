@@ -49,6 +49,10 @@ SYS_LIBS := -lcrypto -lconfig -lmnl
 ifeq ($(origin SYSTEMD),undefined)
 SYSTEMD := $(shell pkg-config --exists libsystemd 2>/dev/null && echo 1 || echo 0)
 endif
+# The default directory of the control sockets, the daemon's and the CLI's
+# (OpenWrt's package builds with /var/run/wanbond: it has no /run).
+CONTROL_DIR ?= /run/wanbond
+BASE_CFLAGS += -DWB_CONTROL_DIR='"$(CONTROL_DIR)"'
 ifeq ($(SYSTEMD),1)
 BASE_CFLAGS += -DWB_HAVE_SYSTEMD=1
 SYS_LIBS += $(shell pkg-config --libs libsystemd)

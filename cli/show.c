@@ -268,13 +268,13 @@ static void json_counters(FILE *f, const char *const *names, const uint64_t *v, 
 	fputc('}', f);
 }
 
-static void json_uplink(FILE *f, const struct cli_uplink *u)
+/* The keys of an uplink, without the braces: `-j show` and `status` print the same ones. */
+static void json_uplink_keys(FILE *f, const struct cli_uplink *u)
 {
 #define VALUE_OF(x) u->c.x,
 	const uint64_t v[] = { WB_CTL_UPLINK_COUNTERS(VALUE_OF) };
 #undef VALUE_OF
 
-	fputc('{', f);
 	json_key_str(f, "name", u->name);
 	fputc(',', f);
 	json_key_str(f, "state", u->state);
@@ -296,10 +296,10 @@ static void json_uplink(FILE *f, const struct cli_uplink *u)
 		u->pmtu > WB_TUNNEL_BYTES_INSIDE_UDP ? u->pmtu - WB_TUNNEL_BYTES_INSIDE_UDP : 0,
 		u->pmtu_searching ? "true" : "false");
 	json_counters(f, wb_ctl_uplink_counter_names, v, WB_CTL_N_UPLINK_COUNTERS);
-	fputc('}', f);
 }
 
-void cli_print_json(FILE *f, const struct cli_bond *b, bool first)
+/* The keys of a bond but its uplinks, without the braces. */
+static void json_bond_keys(FILE *f, const struct cli_bond *b)
 {
 #define VALUE_OF(x) b->c.x,
 	const uint64_t v[] = { WB_CTL_BOND_COUNTERS(VALUE_OF) };
@@ -307,8 +307,6 @@ void cli_print_json(FILE *f, const struct cli_bond *b, bool first)
 	char rules[160];
 
 	cli_rules_off(rules, sizeof(rules), b->sched_off);
-	fputs(first ? "" : ",", f);
-	fputc('{', f);
 	json_key_str(f, "name", b->name);
 	fputc(',', f);
 	json_key_str(f, "role", b->role);
@@ -329,13 +327,54 @@ void cli_print_json(FILE *f, const struct cli_bond *b, bool first)
 		   ",\"memory\":%" PRIu64 ",\"uptime_ns\":%" PRIu64 ",\"counters\":",
 		b->mtu, b->send_buffer, b->receive_window, b->send_queue, b->memory, b->uptime);
 	json_counters(f, wb_ctl_bond_counter_names, v, WB_CTL_N_BOND_COUNTERS);
+}
+
+void cli_print_json(FILE *f, const struct cli_bond *b, bool first)
+{
+	fputs(first ? "{" : ",{", f);
+	json_bond_keys(f, b);
 	fputs(",\"uplinks\":[", f);
 	for (int i = 0; i < b->n_uplinks; i++) {
-		if (i)
-			fputc(',', f);
-		json_uplink(f, &b->up[i]);
+		fputs(i ? ",{" : "{", f);
+		json_uplink_keys(f, &b->up[i]);
+		fputc('}', f);
 	}
 	fputs("]}", f);
+}
+
+/* Why an uplink is not in use, in the daemon's words; "" if nothing keeps it out. */
+static const char *uplink_reason(const struct cli_uplink *u)
+{
+	if (u->socket[0])
+		return u->socket;
+	return u->enabled ? "" : "switched off (uplink set down)";
+}
+
+void cli_print_status(FILE *f, const struct cli_bond *b, bool first)
+{
+	uint64_t total_tx = 0;
+
+	for (int i = 0; i < b->n_uplinks; i++)
+		total_tx += b->up[i].c.tx_bytes;
+	fputs(first ? "" : ",", f);
+	json_str(f, b->name);
+	fputs(":{", f);
+	json_bond_keys(f, b);
+	fputs(",\"uplinks\":{", f);
+	for (int i = 0; i < b->n_uplinks; i++) {
+		const struct cli_uplink *u = &b->up[i];
+
+		fputs(i ? "," : "", f);
+		json_str(f, u->name);
+		fputs(":{", f);
+		json_uplink_keys(f, u);
+		fputc(',', f);
+		json_key_str(f, "reason", uplink_reason(u));
+		/* As the table's share: parts of a million of the bond's bytes sent, an integer as ubus wants. */
+		fprintf(f, ",\"share_ppm\":%" PRIu64 "}",
+			total_tx ? (uint64_t)((double)u->c.tx_bytes * 1e6 / (double)total_tx + 0.5) : 0);
+	}
+	fputs("}}", f);
 }
 
 /* ---- dump and stats ------------------------------------------------------------------------- */

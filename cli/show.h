@@ -40,6 +40,12 @@ int cli_read_bond(struct ctl_conn *c, struct cli_bond *b);
 void cli_print_table(FILE *f, const struct cli_bond *b, bool colour);
 /* One JSON object; first: no comma before it. */
 void cli_print_json(FILE *f, const struct cli_bond *b, bool first);
+/*
+ * The same keys as cli_print_json, as a member of an object keyed by bond
+ * name ("home":{...}), its uplinks an object keyed by uplink name, each
+ * with a "reason" and a "share_ppm": what ubus (rpcd) passes on.
+ */
+void cli_print_status(FILE *f, const struct cli_bond *b, bool first);
 void cli_print_dump(FILE *f, const struct cli_bond *b);
 /* Counters "bond NAME value" lines, each uplink's after; brief: only non-zero ones. */
 void cli_print_stats(FILE *f, const struct cli_bond *b, bool brief);

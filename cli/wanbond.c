@@ -28,7 +28,12 @@
 #define EXIT_USAGE 1
 #define EXIT_DAEMON 2
 #define EXIT_NOT_RUNNING 3
+/* The daemon's default control.directory, as the build sets it (daemon/config.h). */
+#ifdef WB_CONTROL_DIR
+#define DEFAULT_DIR WB_CONTROL_DIR
+#else
 #define DEFAULT_DIR "/run/wanbond"
+#endif
 #define MAX_BONDS 256 /* the most a server has: one per peer (WB_MAX_PEERS, daemon/config.h) */
 
 struct cli {
@@ -134,7 +139,7 @@ static int each_bond(const struct cli *cli, const char *only, int (*fn)(const st
 
 /* ---- show, dump, stats ---------------------------------------------------------------------- */
 
-enum view { VIEW_TABLE, VIEW_JSON, VIEW_DUMP, VIEW_STATS, VIEW_STATS_BRIEF };
+enum view { VIEW_TABLE, VIEW_JSON, VIEW_STATUS, VIEW_DUMP, VIEW_STATS, VIEW_STATS_BRIEF };
 
 struct show_state {
 	enum view view;
@@ -163,6 +168,9 @@ static int show_one(const struct cli *cli, const char *bond, void *data)
 	case VIEW_JSON:
 		cli_print_json(stdout, &b, !s->shown);
 		break;
+	case VIEW_STATUS:
+		cli_print_status(stdout, &b, !s->shown);
+		break;
 	case VIEW_DUMP:
 		cli_print_dump(stdout, &b);
 		break;
@@ -182,9 +190,14 @@ static int show(const struct cli *cli, enum view view, const char *bond)
 
 	if (view == VIEW_JSON)
 		fputs("[", stdout);
+	if (view == VIEW_STATUS)
+		fputs("{\"bonds\":{", stdout);
 	rc = each_bond(cli, bond, show_one, &s);
 	if (view == VIEW_JSON)
 		fputs("]\n", stdout);
+	/* Whole even when a bond failed: the bonds that answered are in it, the exit code says the rest. */
+	if (view == VIEW_STATUS)
+		fputs("}}\n", stdout);
 	return rc;
 }
 
@@ -193,6 +206,13 @@ static int cmd_show(const struct cli *cli, int argc, char **argv)
 	if (argc > 1)
 		return usage_error("show: one bond at most");
 	return show(cli, cli->json ? VIEW_JSON : VIEW_TABLE, argc ? argv[0] : NULL);
+}
+
+static int cmd_status(const struct cli *cli, int argc, char **argv)
+{
+	if (argc > 1)
+		return usage_error("status: one bond at most");
+	return show(cli, VIEW_STATUS, argc ? argv[0] : NULL);
 }
 
 static int cmd_dump(const struct cli *cli, int argc, char **argv)
@@ -469,6 +489,7 @@ struct command {
 /* In the order of the usage. */
 static const struct command commands[] = {
 	{ "show", "[BOND]", "the bonds and their uplinks (-j: JSON)", false, false, cmd_show },
+	{ "status", "[BOND]", "JSON keyed by bond and uplink name (ubus, rpcd)", false, false, cmd_status },
 	{ "dump", "[BOND]", "tab-separated, one line per bond and per uplink", false, false, cmd_dump },
 	{ "stats", "[-s|--prometheus] [BOND]", "every counter (-s: only those not zero; --prometheus: for node_exporter)", false, false, cmd_stats },
 	{ "stats reset", "[BOND]", "counters from zero again", true, false, cmd_stats_reset },

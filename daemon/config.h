@@ -99,8 +99,14 @@ struct wb_conf_scheduler {
 	uint32_t off;                /* rules turned off, WB_SCHED_NO_* */
 };
 
-/* The control sockets: DIRECTORY/BOND.sock; members of group may read (root changes). */
+/*
+ * The control sockets: DIRECTORY/BOND.sock; members of group may read (root
+ * changes). The default is the build's (make CONTROL_DIR=...): OpenWrt has
+ * /var/run, not /run.
+ */
+#ifndef WB_CONTROL_DIR
 #define WB_CONTROL_DIR "/run/wanbond"
+#endif
 struct wb_conf_control {
 	char directory[96];
 	char group[32];              /* "": root's only */

@@ -21,6 +21,7 @@ ethtool         namespace tests: offloads off around the emulator
 iperf3          namespace tests and benchmark: traffic
 iputils-ping    namespace tests: RTT
 jq              namespace tests: reading iperf3 JSON
+busybox         namespace tests: the OpenWrt scripts under ash
 valgrind        benchmark: instructions per packet (callgrind)
 perl-base       namespace tests: a TCP sink for files
 procps          namespace tests: sysctl, pkill-free process checks

@@ -1,0 +1,339 @@
+# wanbond: the UCI configuration (/etc/config/wanbond) written as one
+# libconfig file per bond, as wanbondd reads it (docs/configuration.md and
+# its "UCI" section list every option and its setting); and what the
+# package's uci-defaults script does on first install.
+#
+# Sourced by /etc/init.d/wanbond after /lib/functions.sh and
+# /lib/functions/network.sh (it uses their config_get, config_foreach and
+# network_get_device; its caller runs config_load), and by the uci-defaults
+# script. Kept apart from them so that it can be run, and tested, outside
+# OpenWrt.
+#
+# The same UCI and the same interfaces give the same bytes: procd compares
+# the file's checksum, and only a change reaches the daemon (a SIGHUP).
+
+# Where the control sockets are: every bond's in one directory, so the CLI,
+# the hotplug script and the rpcd plugin find them all.
+WANBOND_CONTROL_DIR=${WANBOND_CONTROL_DIR:-/var/run/wanbond}
+WANBONDD=${WANBONDD:-/usr/sbin/wanbondd}
+
+# Options of a bond section, "option:type" by the libconfig group they go into.
+WANBOND_TOP="name:str private_key:str private_key_file:str cipher:str"
+WANBOND_TIMERS="probe_interval_ms:int uplink_timeout_ms:int handshake_retry_ms:int rekey_after_seconds:int
+rekey_after_messages:int"
+WANBOND_TRANSPORT="congestion_control:str send_buffer_kb:int receive_window_kb:int send_queue_kb:int
+reorder_hold_ms:int aqm:bool aqm_target_ms:int aqm_interval_ms:int pool_limit_mb:int"
+WANBOND_SCHEDULER="policy:str arrival:bool avoid_blocking:bool penalise:bool penalise_guard:bool reinject:bool
+reinject_on_rwnd:bool reinject_on_sndbuf:bool reinject_on_app_limited:bool"
+# Prefixed in UCI ("server_address" is server.address).
+WANBOND_SERVER="address:str port:int public_key:str preshared_key:str preshared_key_file:str"
+WANBOND_LISTEN="address:str port:int"
+WANBOND_TUN="name:str address:list mtu:int"
+# An uplink's settings; its interface is netifd's, written as its device.
+WANBOND_UPLINK="source:str fwmark:int table:int rule_priority:int weight:int backup:bool"
+WANBOND_PEER="public_key:str preshared_key:str preshared_key_file:str"
+
+# A libconfig string: backslashes and quotes escaped, control characters
+# dropped (no UCI value needs one; none may break the file's syntax).
+wanbond_quote() {
+	printf '"%s"' "$(printf '%s' "$1" | tr -d '\000-\037' | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g')"
+}
+
+# A libconfig integer: decimal or 0x hex, with the L that a 64-bit one needs.
+# Anything else is written as a string: wanbondd --check then names the
+# setting and its wrong type, and nothing foreign enters the file's syntax.
+wanbond_int() {
+	local v="$1" digits
+	case "$v" in
+	0x* | 0X*)
+		digits=${v#0[xX]}
+		case "$digits" in "" | *[!0-9a-fA-F]*) wanbond_quote "$v"; return ;; esac
+		digits=$(printf '%s' "$digits" | sed 's/^0*//')
+		[ ${#digits} -gt 8 ] && v="${v}L"
+		;;
+	*)
+		case "$v" in "" | *[!0-9]*) wanbond_quote "$v"; return ;; esac
+		digits=$(printf '%s' "$v" | sed 's/^0*//')
+		if [ ${#digits} -gt 10 ] || { [ ${#digits} -eq 10 ] && [ "$digits" \> 2147483647 ]; }; then
+			v="${v}L"
+		fi
+		;;
+	esac
+	printf '%s' "$v"
+}
+
+# UCI's booleans (1 0 yes no on off true false enabled disabled) as libconfig's.
+wanbond_bool() {
+	case "$1" in
+	1 | yes | on | true | enabled) printf 'true' ;;
+	0 | no | off | false | disabled) printf 'false' ;;
+	*) wanbond_quote "$1" ;;
+	esac
+}
+
+# wanbond_value TYPE VALUE: a value as libconfig writes it; a list is UCI's
+# words, each a string.
+wanbond_value() {
+	local type="$1" v="$2" item sep=""
+	case "$type" in
+	str) wanbond_quote "$v" ;;
+	int) wanbond_int "$v" ;;
+	bool) wanbond_bool "$v" ;;
+	list)
+		printf '[ '
+		for item in $v; do
+			printf '%s%s' "$sep" "$(wanbond_quote "$item")"
+			sep=", "
+		done
+		printf ' ]'
+		;;
+	esac
+}
+
+# wanbond_settings SECTION PREFIX INDENT SPECS: "key = value;" a line for each
+# option PREFIX+key the section has, in the order of SPECS.
+wanbond_settings() {
+	local section="$1" prefix="$2" indent="$3" spec key type v
+	for spec in $4; do
+		key=${spec%%:*}
+		type=${spec#*:}
+		config_get v "$section" "$prefix$key"
+		[ -n "$v" ] || continue
+		printf '%s%s = %s;\n' "$indent" "$key" "$(wanbond_value "$type" "$v")"
+	done
+}
+
+# wanbond_group SECTION PREFIX INDENT NAME SPECS: "NAME = { ... };" if the
+# section has any of its options, nothing otherwise.
+wanbond_group() {
+	local body
+	body=$(wanbond_settings "$1" "$2" "$3  " "$5")
+	[ -n "$body" ] || return 0
+	printf '%s%s = {\n%s\n%s};\n' "$3" "$4" "$body" "$3"
+}
+
+# wanbond_routes SECTION INDENT: the section's "list route" as routes.
+wanbond_routes() {
+	local routes
+	config_get routes "$1" route
+	[ -n "$routes" ] || return 0
+	printf '%sroutes = %s;\n' "$2" "$(wanbond_value list "$routes")"
+}
+
+# The name the daemon knows a section by: its "option name", else the
+# section's own name (UCI's names allow no "-" or ".": the option does).
+wanbond_name() {
+	local n
+	config_get n "$1" name "$1"
+	printf '%s' "$n"
+}
+
+# ---- a client's uplinks ------------------------------------------------------------------------
+
+# One uplink of bond $WANBOND_BOND, as a group of the "uplinks" list (in
+# $WANBOND_UPLINKS, the lines so far). Its netifd interface is written as the
+# device netifd has for it now. An interface that is down has none: the
+# uplink is then written without it if it is bound another way too (a
+# source or a mark), left out otherwise (said in a comment); its interface
+# coming up reloads the service, and the file then has it.
+wanbond_uplink() {
+	local section="$1" bond enabled iface dev src mark line
+	config_get bond "$section" bond
+	[ "$bond" = "$WANBOND_BOND" ] || return 0
+	config_get_bool enabled "$section" enabled 1
+	[ "$enabled" = 1 ] || return 0
+	config_get iface "$section" interface
+	config_get src "$section" source
+	config_get mark "$section" fwmark
+	dev=""
+	[ -n "$iface" ] && network_get_device dev "$iface"
+	if [ -n "$iface" ] && [ -z "$dev" ] && [ -z "$src" ] && [ -z "$mark" ]; then
+		WANBOND_UPLINKS_DOWN="$WANBOND_UPLINKS_DOWN$(wanbond_name "$section"):$iface "
+		return 0
+	fi
+	line="    { name = $(wanbond_quote "$(wanbond_name "$section")");"
+	[ -n "$dev" ] && line="$line interface = $(wanbond_quote "$dev");"
+	line="$line$(wanbond_settings "$section" "" " " "$WANBOND_UPLINK" | tr -d '\n')"
+	WANBOND_UPLINKS="$WANBOND_UPLINKS${WANBOND_UPLINKS:+,
+}$line }"
+}
+
+# ---- a server's peers --------------------------------------------------------------------------
+
+wanbond_peer() {
+	local section="$1" bond enabled tun
+	config_get bond "$section" bond
+	[ "$bond" = "$WANBOND_BOND" ] || return 0
+	config_get_bool enabled "$section" enabled 1
+	[ "$enabled" = 1 ] || return 0
+	[ -n "$WANBOND_PEERS_SEEN" ] && printf ',\n'
+	WANBOND_PEERS_SEEN=1
+	printf '  {\n    name = %s;\n' "$(wanbond_quote "$(wanbond_name "$section")")"
+	wanbond_settings "$section" "" "    " "$WANBOND_PEER"
+	wanbond_group "$section" tun_ "    " tun "$WANBOND_TUN"
+	wanbond_routes "$section" "    "
+	printf '  }'
+}
+
+# ---- the file ----------------------------------------------------------------------------------
+
+# The settings of both roles, at the top and in their groups.
+wanbond_common() {
+	local section="$1" group
+	printf 'role = %s;\n' "$(wanbond_quote "$2")"
+	printf 'name = %s;\n' "$(wanbond_quote "$(wanbond_name "$section")")"
+	wanbond_settings "$section" "" "" "${WANBOND_TOP#name:str }"
+	wanbond_group "$section" "" "" timers "$WANBOND_TIMERS"
+	wanbond_group "$section" "" "" transport "$WANBOND_TRANSPORT"
+	wanbond_group "$section" "" "" scheduler "$WANBOND_SCHEDULER"
+	config_get group "$section" control_group
+	printf 'control = { directory = %s;%s };\n' "$(wanbond_quote "$WANBOND_CONTROL_DIR")" \
+		"${group:+ group = $(wanbond_quote "$group");}"
+}
+
+wanbond_client() {
+	local down
+	wanbond_common "$1" client
+	wanbond_group "$1" server_ "" server "$WANBOND_SERVER"
+	wanbond_group "$1" tun_ "" tun "$WANBOND_TUN"
+	wanbond_routes "$1" ""
+	WANBOND_UPLINKS=""
+	WANBOND_UPLINKS_DOWN=""
+	config_foreach wanbond_uplink uplink
+	for down in $WANBOND_UPLINKS_DOWN; do
+		printf '# uplink %s: interface %s is down (no device): left out until it comes up\n' \
+			"${down%%:*}" "${down#*:}"
+	done
+	[ -n "$WANBOND_UPLINKS" ] || return 2
+	printf 'uplinks = (\n%s\n);\n' "$WANBOND_UPLINKS"
+}
+
+wanbond_server() {
+	wanbond_common "$1" server
+	wanbond_group "$1" listen_ "" listen "$WANBOND_LISTEN"
+	WANBOND_PEERS_SEEN=""
+	printf 'peers = (\n'
+	config_foreach wanbond_peer peer
+	printf '\n);\n'
+}
+
+# wanbond_generate BOND FILE: the bond section BOND of the loaded UCI
+# configuration written to FILE. 0: written (and only if its bytes changed);
+# 2: a client none of whose uplinks has a device yet (FILE untouched: there
+# is nothing to start until one comes up); 1: an unknown role.
+wanbond_generate() {
+	local bond="$1" file="$2" role rc
+	WANBOND_BOND="$bond"
+	config_get role "$bond" role client
+	mkdir -p "$(dirname "$file")"
+	case "$role" in
+	client) { printf '# Written by /etc/init.d/wanbond from /etc/config/wanbond: edit that.\n'; wanbond_client "$bond"; } >"$file.new" ;;
+	server) { printf '# Written by /etc/init.d/wanbond from /etc/config/wanbond: edit that.\n'; wanbond_server "$bond"; } >"$file.new" ;;
+	*)
+		rm -f "$file.new"
+		echo "bond $bond: role '$role' is neither client nor server" >&2
+		return 1
+		;;
+	esac
+	rc=$?
+	if [ "$rc" -ne 0 ]; then
+		rm -f "$file.new"
+		return "$rc"
+	fi
+	chmod 0600 "$file.new"
+	if cmp -s "$file.new" "$file"; then
+		rm -f "$file.new"
+	else
+		mv -f "$file.new" "$file"
+	fi
+	return 0
+}
+
+# wanbond_prepare BOND FILE: FILE made ready for the bond's daemon. The
+# bond's file is written beside it (FILE.next) and checked with wanbondd
+# --check; only a file that checks replaces FILE, and only if its bytes
+# differ. Returns
+#   0  FILE is the bond's configuration, checked
+#   1  it does not check, and there is no FILE of before: $WANBOND_ERROR says why
+#   2  nothing to start: none of a client's uplinks has a device
+#   3  it does not check, FILE of before kept (a running daemon goes on
+#      with it): $WANBOND_ERROR says why
+wanbond_prepare() {
+	local bond="$1" file="$2" next="$2.next" rc
+	WANBOND_ERROR=""
+	wanbond_generate "$bond" "$next"
+	rc=$?
+	[ "$rc" -eq 0 ] || { WANBOND_ERROR="cannot write the configuration of bond $bond"; return "$rc"; }
+	if ! WANBOND_ERROR=$("$WANBONDD" --check -c "$next" 2>&1); then
+		WANBOND_ERROR=${WANBOND_ERROR:-"wanbondd --check failed on $next"}
+		[ -f "$file" ] && return 3
+		return 1
+	fi
+	WANBOND_ERROR=""
+	if cmp -s "$next" "$file"; then
+		rm -f "$next"
+	else
+		mv -f "$next" "$file"
+	fi
+	return 0
+}
+
+# ---- first install (the uci-defaults script) ------------------------------------------------
+
+# wanbond_keypair DIR: DIR/wanbond.key (0600) and DIR/wanbond.pub, made by
+# wanbondd --genkey and --pubkey, each only if it is not there.
+wanbond_keypair() {
+	local key="$1/wanbond.key" pub="$1/wanbond.pub"
+	if [ ! -s "$key" ]; then
+		mkdir -p "$1"
+		chmod 0700 "$1"
+		(umask 077 && "$WANBONDD" --genkey >"$key.new" && mv "$key.new" "$key") || rm -f "$key.new"
+	fi
+	[ -s "$key" ] || return 1
+	chmod 0600 "$key"
+	if [ ! -s "$pub" ]; then
+		"$WANBONDD" --pubkey <"$key" >"$pub.new" && mv "$pub.new" "$pub" && chmod 0644 "$pub"
+	fi
+}
+
+# The TUN device of a bond: tun_name, else "wb-" and the bond's name cut to
+# 15 characters (the daemon's default, docs/configuration.md).
+wanbond_tun_of() {
+	local name tun
+	config_get name "$1" name "$1"
+	config_get tun "$1" tun_name
+	[ -n "$tun" ] || tun=$(printf 'wb-%s' "$name" | cut -c1-15)
+	printf '%s' "$tun"
+}
+
+# wanbond_tunnel_network BOND: a netifd interface "wb_BOND" (proto none, on
+# the bond's TUN device) and a firewall zone "wanbond" holding it, each only
+# if absent: nothing of the operator's is changed. The zone forwards
+# nothing until the operator says so. Uncommitted: the caller commits.
+wanbond_tunnel_network() {
+	local iface="wb_$1" tun zone
+	tun=$(wanbond_tun_of "$1")
+	if [ -z "$(uci -q get "network.$iface")" ]; then
+		uci -q batch <<-UCI
+			set network.$iface=interface
+			set network.$iface.proto='none'
+			set network.$iface.device='$tun'
+		UCI
+	fi
+	if ! uci -q show firewall | grep -q "^firewall\.[^.]*\.name='wanbond'\$"; then
+		uci -q batch <<-UCI
+			add firewall zone
+			set firewall.@zone[-1].name='wanbond'
+			set firewall.@zone[-1].input='REJECT'
+			set firewall.@zone[-1].output='ACCEPT'
+			set firewall.@zone[-1].forward='REJECT'
+		UCI
+	fi
+	# The zone's list of networks gets the interface once.
+	zone=$(uci -q show firewall | sed -n "s/^firewall\.\([^.]*\)\.name='wanbond'\$/\1/p" | head -n 1)
+	[ -n "$zone" ] || return 0
+	case " $(uci -q get "firewall.$zone.network") " in
+	*" $iface "*) ;;
+	*) uci -q add_list "firewall.$zone.network=$iface" ;;
+	esac
+}

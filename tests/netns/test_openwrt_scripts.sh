@@ -1,0 +1,542 @@
+#!/usr/bin/env bash
+# The OpenWrt package's shell scripts (openwrt/wanbond/files), outside
+# OpenWrt, under busybox ash as OpenWrt runs them:
+#   a. each parses (ash -n)
+#   b. the init script's UCI -> libconfig generator (wanbond-uci.sh) with
+#      test doubles of OpenWrt's config_load/config_get/config_foreach and
+#      network_get_device: the package's example, a client with an
+#      interface down, a server with two peers; each checks with
+#      wanbondd --check; the same UCI gives the same file, untouched; no
+#      uplink up writes nothing; a broken UCI value fails the check, and
+#      only a file that checks replaces the one in use; the init script's
+#      start_service and service_triggers with test doubles of procd.sh;
+#      the uci-defaults steps (key pair; interface and zone, only if absent)
+#      with a test double of uci
+#   c. the rpcd plugin, run as rpcd runs it, against real daemons: list;
+#      call status of a client's bond, one uplink switched off, a server's
+#      two bonds, a bond named in the arguments, a bad argument, and with
+#      the daemons stopped
+#   d. the hotplug script: an ifdown switches its uplink off and an ifup
+#      back on; an uplink the operator switched off stays off through both
+set -eu
+cd "$(dirname "$0")/../.."
+NT_BUILD=${1:-build}
+source tests/netns/lib.sh
+
+FILES=openwrt/wanbond/files
+CLI=$NT_BUILD/bin/wanbond
+ASH="busybox ash"
+# jqt FILTER FILE: jq -e, quiet.
+jqt() { jq -e "$@" >/dev/null; }
+
+nt_init
+command -v busybox >/dev/null || nt_die "missing busybox (run make deps)"
+[ -x "$CLI" ] || nt_die "missing $CLI (run make)"
+
+# ---- a. parsing ---------------------------------------------------------------------
+echo "a. every script parses under busybox ash -n"
+for f in "$FILES"/wanbond-uci.sh "$FILES"/wanbond.init "$FILES"/wanbond.hotplug "$FILES"/wanbond.defaults \
+	"$FILES"/wanbond.rpcd; do
+	nt_expect_true "ash -n $(basename "$f")" $ASH -n "$f"
+done
+nt_expect_true "the ACL is JSON" jqt '.wanbond.read.ubus.wanbond == ["status"]' "$FILES/wanbond.acl.json"
+
+# ---- test doubles of OpenWrt's shell functions ----------------------------------------
+# TEST DOUBLES, not OpenWrt's code: /lib/functions.sh's config_load,
+# config_get, config_get_bool and config_foreach, and network.sh's
+# network_get_device, as small as the scripts need. A UCI file is shell
+# ("config TYPE 'NAME'", "option KEY 'VALUE'", "list KEY 'VALUE'"), so
+# config_load sources it with config/option/list defined: the fixtures are
+# real UCI files. $UCI_DIR holds them; $WB_DEVICES maps interfaces to their
+# devices ("wan=eth1 wwan=wwan0"): an interface not in it is down.
+DOUBLES=$NT_TMP/openwrt-doubles.sh
+cat >"$DOUBLES" <<'SH'
+# TEST DOUBLES of OpenWrt's config_* and network_get_device (see the test).
+WB_T_SECTIONS=""
+config() {
+	WB_T_SECTION=$2
+	WB_T_SECTIONS="$WB_T_SECTIONS $1:$2"
+}
+option() { eval "WB_T_${WB_T_SECTION}__$1=\$2"; }
+list() { eval "WB_T_${WB_T_SECTION}__$1=\"\${WB_T_${WB_T_SECTION}__$1:+\$WB_T_${WB_T_SECTION}__$1 }\$2\""; }
+config_load() { WB_T_SECTIONS=""; . "$UCI_DIR/$1"; }
+config_get() { eval "$1=\${WB_T_${2}__$3:-\$4}"; }
+config_get_bool() {
+	local v
+	config_get v "$2" "$3" "$4"
+	case "$v" in 1 | yes | on | true | enabled) v=1 ;; *) v=0 ;; esac
+	eval "$1=\$v"
+}
+config_foreach() {
+	local fn=$1 type=$2 s
+	for s in $WB_T_SECTIONS; do
+		[ "${s%%:*}" = "$type" ] && "$fn" "${s#*:}"
+	done
+	return 0
+}
+network_get_device() {
+	local _wb_pair _wb_dev=""
+	for _wb_pair in $WB_DEVICES; do
+		[ "${_wb_pair%%=*}" = "$2" ] && _wb_dev=${_wb_pair#*=}
+	done
+	eval "$1=\$_wb_dev"
+	[ -n "$_wb_dev" ]
+}
+SH
+
+UCI_DIR=$NT_TMP/uci
+mkdir -p "$UCI_DIR"
+export UCI_DIR
+for k in server home office; do nt_wb_keys "$k"; done
+
+# gen BOND OUT [DEVICES]: the generator under ash; its exit code.
+gen() {
+	WB_DEVICES=${3-} WANBOND_CONTROL_DIR=$NT_TMP/ctl $ASH -c \
+		". '$DOUBLES'; . '$FILES/wanbond-uci.sh'; config_load wanbond; wanbond_generate '$1' '$2'"
+}
+check() { "$NT_WANBONDD" --check -c "$1" >"$1.check" 2>&1; }
+
+# ---- b. the generator -------------------------------------------------------------------
+echo "b. UCI to libconfig"
+# The package's example, enabled and with this test's key.
+sed -e "s|/etc/wanbond/wanbond.key|$NT_TMP/home.key|" -e "s|option enabled '0'|option enabled '1'|" \
+	"$FILES/wanbond.config" >"$UCI_DIR/wanbond"
+gen home "$NT_TMP/example.conf" "wan=eth1 wwan=wwan0 starlink=eth2" && rc=0 || rc=$?
+nt_expect_range "the example: written" "$rc" 0 0
+check "$NT_TMP/example.conf" && rc=0 || rc=$?
+sed 's/^/      /' "$NT_TMP/example.conf"
+nt_expect_range "the example: wanbondd --check passes" "$rc" 0 0
+[ "$rc" = 0 ] || cat "$NT_TMP/example.conf.check"
+nt_expect_true "the example: dsl on eth1 (netifd's device of wan), weight 2" \
+	grep -qF '{ name = "dsl"; interface = "eth1"; weight = 2; }' "$NT_TMP/example.conf"
+nt_expect_true "the example: sat marked, a backup, its table" \
+	grep -qF '{ name = "sat"; interface = "eth2"; fwmark = 0x10000; table = 103; backup = true; }' "$NT_TMP/example.conf"
+
+# A client with every kind of option, lte's interface down.
+cat >"$UCI_DIR/wanbond" <<UCI
+config bond 'home'
+	option role 'client'
+	option private_key_file '$NT_TMP/home.key'
+	option cipher 'aes-256-gcm'
+	option server_address '192.0.2.1'
+	option server_public_key '$(cat "$NT_TMP/server.pub")'
+	option tun_name 'wb-home'
+	list tun_address '10.255.0.2/30'
+	list tun_address 'fd00:255::2/64'
+	option tun_mtu '1400'
+	list route '10.2.0.0/24'
+	list route '10.4.0.0/16'
+	option policy 'redundant'
+	option reinject '0'
+	option probe_interval_ms '200'
+	option rekey_after_messages '1000000000000'
+	option send_buffer_kb '2048'
+	option aqm 'no'
+
+config uplink 'dsl'
+	option bond 'home'
+	option interface 'wan'
+	option weight '3'
+
+config uplink 'lte'
+	option bond 'home'
+	option interface 'wwan'
+
+config uplink 'sat'
+	option bond 'home'
+	option interface 'starlink'
+	option fwmark '0x20000'
+	option table '104'
+	option backup '1'
+
+config uplink 'spare'
+	option bond 'home'
+	option interface 'wan6'
+	option enabled '0'
+
+config uplink 'other'
+	option bond 'elsewhere'
+	option interface 'wan'
+UCI
+CONF=$NT_TMP/home.conf
+gen home "$CONF" "wan=eth1" && rc=0 || rc=$?
+nt_expect_range "client, wwan and starlink down: written" "$rc" 0 0
+sed 's/^/      /' "$CONF"
+check "$CONF" && rc=0 || { rc=$?; cat "$CONF.check"; }
+nt_expect_range "client: wanbondd --check passes" "$rc" 0 0
+nt_expect_true "lte, its interface down: left out, said in a comment" \
+	sh -c "! grep -q 'name = \"lte\"' '$CONF' && grep -q '^# uplink lte: interface wwan is down' '$CONF'"
+nt_expect_true "sat, down but marked: written without an interface" \
+	grep -qF '{ name = "sat"; fwmark = 0x20000; table = 104; backup = true; }' "$CONF"
+nt_expect_true "spare (enabled 0) and another bond's uplink: not written" \
+	sh -c "! grep -qE 'spare|other' '$CONF'"
+nt_expect_true "a 64-bit number gets its L" grep -qF 'rekey_after_messages = 1000000000000L;' "$CONF"
+nt_expect_true "lists: tun addresses and routes" sh -c "grep -qF 'address = [ \"10.255.0.2/30\", \"fd00:255::2/64\" ];' '$CONF' &&
+	grep -qF 'routes = [ \"10.2.0.0/24\", \"10.4.0.0/16\" ];' '$CONF'"
+nt_expect_true "booleans: UCI's 0 and no are false" sh -c "grep -qF 'reinject = false;' '$CONF' && grep -qF 'aqm = false;' '$CONF'"
+
+# The same UCI and interfaces: the same bytes, and the file not replaced (procd's checksum, no HUP).
+cp "$CONF" "$NT_TMP/home.before"
+inode=$(stat -c %i "$CONF")
+touch -d '2001-01-01' "$CONF"
+gen home "$CONF" "wan=eth1"
+nt_expect_true "generated again: the same bytes" cmp -s "$CONF" "$NT_TMP/home.before"
+nt_expect_true "generated again: the file untouched (same inode, old mtime)" \
+	sh -c "[ \"\$(stat -c %i '$CONF')\" = '$inode' ] && [ \"\$(stat -c %Y '$CONF')\" -lt 1000000000 ]"
+gen home "$CONF" "wan=eth1 wwan=wwan0"
+nt_expect_true "wwan up: lte in the file, on wwan0" grep -qF '{ name = "lte"; interface = "wwan0"; }' "$CONF"
+check "$CONF" && rc=0 || rc=$?
+nt_expect_range "wwan up: wanbondd --check passes" "$rc" 0 0
+
+# No uplink up: nothing to start, the last file stays.
+sed -i '/option fwmark/d' "$UCI_DIR/wanbond"
+cp "$CONF" "$NT_TMP/home.before"
+gen home "$CONF" "" && rc=0 || rc=$?
+nt_expect_range "no interface up: exit 2 (nothing to start)" "$rc" 2 2
+nt_expect_true "no interface up: the file as it was" cmp -s "$CONF" "$NT_TMP/home.before"
+
+# A server with two peers.
+cat >"$UCI_DIR/wanbond" <<UCI
+config bond 'vps'
+	option role 'server'
+	option private_key_file '$NT_TMP/server.key'
+	option listen_port '51821'
+	option control_group 'nogroup'
+
+config peer 'home'
+	option bond 'vps'
+	option public_key '$(cat "$NT_TMP/home.pub")'
+	list tun_address '10.255.0.1/30'
+	list route '10.1.0.0/24'
+
+config peer 'office_2'
+	option bond 'vps'
+	option name 'office-2'
+	option public_key '$(cat "$NT_TMP/office.pub")'
+	list tun_address '10.255.0.5/30'
+	option tun_mtu '1400'
+	list route '10.3.0.0/24'
+UCI
+gen vps "$NT_TMP/vps.conf" && rc=0 || rc=$?
+sed 's/^/      /' "$NT_TMP/vps.conf"
+check "$NT_TMP/vps.conf" && rc=0 || { rc=$?; cat "$NT_TMP/vps.conf.check"; }
+nt_expect_range "server with two peers: wanbondd --check passes" "$rc" 0 0
+nt_expect_true "server: the peer's name option (office-2)" grep -qF 'name = "office-2";' "$NT_TMP/vps.conf"
+
+# Broken UCI: a weight out of range, and a value that tries to end its string.
+sed -e "s|option enabled '0'|option enabled '1'|" -e "s|/etc/wanbond/wanbond.key|$NT_TMP/home.key|" \
+	-e "s|option weight '2'|option weight '0'|" "$FILES/wanbond.config" >"$UCI_DIR/wanbond"
+gen home "$NT_TMP/broken.conf" "wan=eth1 wwan=wwan0 starlink=eth2"
+check "$NT_TMP/broken.conf" && rc=0 || rc=$?
+nt_expect_range "weight 0: wanbondd --check fails" "$rc" 1 255
+nt_expect_true "weight 0: the check names it ($(head -n 1 "$NT_TMP/broken.conf.check"))" grep -q "weight" "$NT_TMP/broken.conf.check"
+sed -i -e "s|option weight '0'|option weight 'x; role = \"server\"'|" -e "s|option tun_name 'wb-home'|option tun_name 'wb\"; x = \"y'|" \
+	"$UCI_DIR/wanbond"
+gen home "$NT_TMP/broken.conf" "wan=eth1 wwan=wwan0 starlink=eth2"
+check "$NT_TMP/broken.conf" && rc=0 || rc=$?
+nt_expect_range "a value with quotes and ';': wanbondd --check fails" "$rc" 1 255
+nt_expect_true "... as a wrong value, not as new settings ($(head -n 1 "$NT_TMP/broken.conf.check"))" \
+	sh -c "grep -qF 'name = \"wb\\\"; x = \\\"y\";' '$NT_TMP/broken.conf' && ! grep -q '^role = \"server\"' '$NT_TMP/broken.conf'"
+
+# The init script's step: generated, checked, and only a file that checks replaces the one of before.
+prepare() {
+	WB_DEVICES=${3-} WANBOND_CONTROL_DIR=$NT_TMP/ctl WANBONDD=$NT_WANBONDD $ASH -c \
+		". '$DOUBLES'; . '$FILES/wanbond-uci.sh'; config_load wanbond; wanbond_prepare '$1' '$2'; rc=\$?;
+		printf '%s' \"\$WANBOND_ERROR\" >'$2.error'; exit \$rc"
+}
+sed -e "s|/etc/wanbond/wanbond.key|$NT_TMP/home.key|" -e "s|option enabled '0'|option enabled '1'|" \
+	"$FILES/wanbond.config" >"$UCI_DIR/wanbond"
+RUN=$NT_TMP/run.conf
+prepare home "$RUN" "wan=eth1 wwan=wwan0" && rc=0 || rc=$?
+nt_expect_range "prepare: a file that checks: ready (0)" "$rc" 0 0
+nt_expect_true "prepare: in place, nothing left beside it" sh -c "[ -s '$RUN' ] && [ ! -e '$RUN.next' ]"
+cp "$RUN" "$NT_TMP/run.before"
+sed -i "s|option weight '2'|option weight '0'|" "$UCI_DIR/wanbond"
+prepare home "$RUN" "wan=eth1 wwan=wwan0" && rc=0 || rc=$?
+nt_expect_range "prepare: broken, a file of before: kept (3)" "$rc" 3 3
+nt_expect_true "prepare: the file of before unchanged" cmp -s "$RUN" "$NT_TMP/run.before"
+nt_expect_true "prepare: the check's line said ($(cat "$RUN.error"))" grep -q "weight: 0 is out of range" "$RUN.error"
+prepare home "$NT_TMP/fresh.conf" "wan=eth1 wwan=wwan0" && rc=0 || rc=$?
+nt_expect_range "prepare: broken, no file of before: an error (1)" "$rc" 1 1
+nt_expect_true "prepare: no file given to the daemon" test ! -e "$NT_TMP/fresh.conf"
+
+# The init script itself: start_service and service_triggers with test
+# doubles of procd.sh's functions and logger, which write what they are
+# given to $PROCD_LOG. $IPKG_INSTROOT gives the script its two includes.
+ROOT=$NT_TMP/root
+mkdir -p "$ROOT/lib/functions" "$ROOT/usr/share/wanbond"
+cp "$DOUBLES" "$ROOT/lib/functions/network.sh"
+cp "$FILES/wanbond-uci.sh" "$ROOT/usr/share/wanbond/uci.sh"
+PROCD_DOUBLES=$NT_TMP/procd-doubles.sh
+cat >"$PROCD_DOUBLES" <<'SH'
+# TEST DOUBLES of procd.sh's functions and of logger: each call a line in $PROCD_LOG.
+procd_open_instance() { echo "open $*" >>"$PROCD_LOG"; }
+procd_set_param() { echo "param $*" >>"$PROCD_LOG"; }
+procd_close_instance() { echo "close" >>"$PROCD_LOG"; }
+procd_add_reload_trigger() { echo "reload-trigger $*" >>"$PROCD_LOG"; }
+procd_add_interface_trigger() { echo "interface-trigger $*" >>"$PROCD_LOG"; }
+logger() { echo "logger $*" >>"$PROCD_LOG"; }
+SH
+# init FUNCTION DEVICES: the init script's function run under ash; its procd calls in $PROCD_LOG.
+init() {
+	: >"$PROCD_LOG"
+	WB_DEVICES=$2 IPKG_INSTROOT=$ROOT WANBOND_CONTROL_DIR=$NT_TMP/ctl $ASH -c \
+		". '$PROCD_DOUBLES'; . '$FILES/wanbond.init'; CONF_DIR='$NT_TMP/var-etc'; PROG='$NT_WANBONDD'; WANBONDD=\$PROG; $1" 2>/dev/null
+}
+export PROCD_LOG=$NT_TMP/procd.log
+sed -e "s|/etc/wanbond/wanbond.key|$NT_TMP/home.key|" -e "s|option enabled '0'|option enabled '1'|" \
+	"$FILES/wanbond.config" >"$UCI_DIR/wanbond"
+init start_service "wan=eth1 wwan=wwan0"
+sed 's/^/      /' "$PROCD_LOG"
+nt_expect_true "init: instance home, wanbondd -c its file, watched, HUP on change, respawn, output logged" sh -c "
+	grep -qx 'open home' '$PROCD_LOG' &&
+	grep -qx 'param command $NT_WANBONDD -c $NT_TMP/var-etc/home.conf' '$PROCD_LOG' &&
+	grep -qx 'param file $NT_TMP/var-etc/home.conf' '$PROCD_LOG' && grep -qx 'param reload_signal HUP' '$PROCD_LOG' &&
+	grep -qx 'param respawn' '$PROCD_LOG' && grep -qx 'param stdout 1' '$PROCD_LOG' && grep -qx 'param stderr 1' '$PROCD_LOG' &&
+	! grep -q 'param error' '$PROCD_LOG'"
+nt_expect_true "init: the file it runs on checks" "$NT_WANBONDD" --check -c "$NT_TMP/var-etc/home.conf"
+init service_triggers ""
+sed 's/^/      /' "$PROCD_LOG"
+nt_expect_true "init: triggers: the config, and each uplink's interface once" sh -c "
+	grep -qx 'reload-trigger wanbond' '$PROCD_LOG' &&
+	grep -qx 'interface-trigger interface.\* wan /etc/init.d/wanbond reload' '$PROCD_LOG' &&
+	grep -qx 'interface-trigger interface.\* wwan /etc/init.d/wanbond reload' '$PROCD_LOG' &&
+	grep -qx 'interface-trigger interface.\* starlink /etc/init.d/wanbond reload' '$PROCD_LOG' &&
+	[ \$(grep -c interface-trigger '$PROCD_LOG') -eq 3 ]"
+sed -i "s|option weight '2'|option weight '0'|" "$UCI_DIR/wanbond"
+init start_service "wan=eth1 wwan=wwan0"
+nt_expect_true "init: broken UCI, a daemon running: it goes on, the error beside it, logged" sh -c "
+	grep -qx 'param command $NT_WANBONDD -c $NT_TMP/var-etc/home.conf' '$PROCD_LOG' &&
+	grep -q '^param data check_error=.*weight: 0 is out of range' '$PROCD_LOG' &&
+	grep -q '^logger -t wanbond -p daemon.err bond home: .*weight: 0 is out of range' '$PROCD_LOG'"
+rm -f "$NT_TMP/var-etc/home.conf"
+init start_service "wan=eth1 wwan=wwan0"
+sed 's/^/      /' "$PROCD_LOG"
+nt_expect_true "init: broken UCI, nothing of before: the instance's error, no daemon" sh -c "
+	grep -q '^param error .*weight: 0 is out of range' '$PROCD_LOG' && ! grep -q '^param respawn' '$PROCD_LOG'"
+sed -i -e "s|option weight '0'|option weight '2'|" -e '/option fwmark/d' "$UCI_DIR/wanbond"
+init start_service ""
+nt_expect_true "init: no interface up, nothing of before: no instance, said" sh -c "
+	! grep -q '^open' '$PROCD_LOG' && grep -q 'none of its uplinks' '$PROCD_LOG'"
+
+# The uci-defaults script's two steps (in the library it sources): the key
+# pair, and a network interface and firewall zone per bond, with a test
+# double of uci whose state is a file of "uci show" lines.
+UCI_DOUBLE=$NT_TMP/uci-double.sh
+cat >"$UCI_DOUBLE" <<'SH'
+# TEST DOUBLE of OpenWrt's uci: get, show, set, add, add_list, batch, commit
+# on $UCI_STATE, a file of "uci show" lines (config.section.option='value').
+_wb_uci_unquote() { printf '%s' "$1" | sed -e "s/^'//" -e "s/'\$//" -e "s/' '/ /g"; }
+_wb_uci_line() { grep -F "$1=" "$UCI_STATE" | while IFS= read -r l; do [ "${l%%=*}" = "$1" ] && printf '%s' "${l#*=}"; done; }
+_wb_uci_resolve() {
+	# config.@type[-1].option: the last section of that type.
+	case "$1" in
+	*.@*\[-1\]*)
+		local conf=${1%%.*} rest=${1#*.@} type sec
+		type=${rest%%\[*}
+		sec=$(grep "^$conf\.[^.=]*=$type\$" "$UCI_STATE" | tail -n 1 | sed 's/=.*//')
+		printf '%s%s' "$sec" "${rest#*\]}"
+		;;
+	*) printf '%s' "$1" ;;
+	esac
+}
+_wb_uci_put() { grep -v -F "$1=" "$UCI_STATE" >"$UCI_STATE.tmp"; grep -F "$1=" "$UCI_STATE" | grep -v "^$1=" >>"$UCI_STATE.tmp"
+	printf '%s=%s\n' "$1" "$2" >>"$UCI_STATE.tmp"; mv "$UCI_STATE.tmp" "$UCI_STATE"; }
+uci() {
+	local cmd arg key val n line
+	[ "$1" = -q ] && shift
+	cmd=$1
+	shift
+	arg=$*
+	case "$cmd" in
+	get)
+		val=$(_wb_uci_line "$(_wb_uci_resolve "$arg")")
+		[ -n "$val" ] || return 1
+		_wb_uci_unquote "$val"
+		echo
+		;;
+	show) grep "^$arg\." "$UCI_STATE" || true ;;
+	set)
+		key=$(_wb_uci_resolve "${arg%%=*}")
+		val=${arg#*=}
+		case "$key" in
+		*.*.*) _wb_uci_put "$key" "'$(_wb_uci_unquote "$val")'" ;;
+		*) _wb_uci_put "$key" "$val" ;;
+		esac
+		;;
+	add)
+		n=$(wc -l <"$UCI_STATE")
+		printf '%s.cfg%02x=%s\n' "${arg%% *}" "$((n + 1))" "${arg#* }" >>"$UCI_STATE"
+		;;
+	add_list)
+		key=$(_wb_uci_resolve "${arg%%=*}")
+		val=$(_wb_uci_line "$key")
+		_wb_uci_put "$key" "${val:+$val }'${arg#*=}'"
+		;;
+	batch)
+		while IFS= read -r line; do
+			line=$(printf '%s' "$line" | sed 's/^[[:space:]]*//')
+			[ -n "$line" ] && uci "${line%% *}" "${line#* }"
+		done
+		;;
+	commit) echo "commit $arg" >>"$UCI_STATE.commits" ;;
+	esac
+}
+SH
+export UCI_STATE=$NT_TMP/uci-state
+cat >"$UCI_STATE" <<'STATE'
+network.lan=interface
+network.lan.proto='static'
+firewall.cfg01=zone
+firewall.cfg01.name='lan'
+firewall.cfg01.network='lan'
+STATE
+sed -e "s|option enabled '0'|option enabled '1'|" "$FILES/wanbond.config" >"$UCI_DIR/wanbond"
+printf "\nconfig bond 'office'\n\toption role 'client'\n" >>"$UCI_DIR/wanbond"
+defaults() {
+	WANBONDD=$NT_WANBONDD $ASH -c ". '$DOUBLES'; . '$UCI_DOUBLE'; . '$FILES/wanbond-uci.sh';
+		wanbond_keypair '$NT_TMP/etc-wanbond' && config_load wanbond && config_foreach wanbond_tunnel_network bond"
+}
+defaults && rc=0 || rc=$?
+sed 's/^/      /' "$UCI_STATE"
+nt_expect_range "defaults: exit code" "$rc" 0 0
+nt_expect_true "defaults: the key 0600, the public key its own" sh -c "
+	[ \"\$(stat -c %a '$NT_TMP/etc-wanbond/wanbond.key')\" = 600 ] &&
+	[ \"\$('$NT_WANBONDD' --pubkey <'$NT_TMP/etc-wanbond/wanbond.key')\" = \"\$(cat '$NT_TMP/etc-wanbond/wanbond.pub')\" ]"
+nt_expect_true "defaults: network wb_home, proto none, on wb-home; wb_office on wb-office" sh -c "
+	grep -qx \"network.wb_home.proto='none'\" '$UCI_STATE' && grep -qx \"network.wb_home.device='wb-home'\" '$UCI_STATE' &&
+	grep -qx \"network.wb_office.device='wb-office'\" '$UCI_STATE'"
+nt_expect_true "defaults: a zone wanbond with both, rejecting input and forward" sh -c "
+	zone=\$(sed -n \"s/^firewall\\.\\([^.]*\\)\\.name='wanbond'\$/\\1/p\" '$UCI_STATE') && [ -n \"\$zone\" ] &&
+	grep -qx \"firewall.\$zone.network='wb_home' 'wb_office'\" '$UCI_STATE' &&
+	grep -qx \"firewall.\$zone.input='REJECT'\" '$UCI_STATE' && grep -qx \"firewall.\$zone.forward='REJECT'\" '$UCI_STATE'"
+nt_expect_true "defaults: the lan zone as it was" grep -qx "firewall.cfg01.network='lan'" "$UCI_STATE"
+cp "$UCI_STATE" "$NT_TMP/uci-state.before"
+cp "$NT_TMP/etc-wanbond/wanbond.key" "$NT_TMP/key.before"
+defaults
+nt_expect_true "defaults again: nothing changes (UCI, key)" sh -c "cmp -s '$UCI_STATE' '$NT_TMP/uci-state.before' &&
+	cmp -s '$NT_TMP/etc-wanbond/wanbond.key' '$NT_TMP/key.before'"
+sed -i "s|^network.wb_office.device=.*|network.wb_office.device='mine'|" "$UCI_STATE"
+defaults
+nt_expect_true "defaults: an interface of the operator's left alone" grep -qx "network.wb_office.device='mine'" "$UCI_STATE"
+
+# ---- c. the rpcd plugin against real daemons ---------------------------------------------
+echo "c. the rpcd plugin"
+nt_build_base
+nt_add_uplink 1
+nt_add_uplink 2
+nt_add_router router2 lan2 10.3.0
+nt_add_uplink 3 router2
+for n in 1 2 3; do nt_uplink_start "$n" rate 20mbit delay 10ms limit 40ms seed "$n"; done
+SCONF=$NT_TMP/vps-run.conf
+HCONF=$NT_TMP/home-run.conf
+OCONF=$NT_TMP/office-run.conf
+nt_wb_server_conf "$SCONF" home:10.255.0.1/30:10.1.0.0/24 office:10.255.0.5/30:10.3.0.0/24
+nt_wb_client_conf "$HCONF" home 10.255.0.2/30 10.2.0.0/24 dsl:wan1 lte:wan2
+nt_wb_client_conf "$OCONF" office 10.255.0.6/30 10.2.0.0/24 sat:wan3
+# Each client its own control directory (they share no machine on a real network).
+sed -i "s|ctl-client|ctl-office|" "$OCONF"
+nt_wb_start vps "$SCONF"
+SPID=$NT_LAST_PID
+nt_wb_start router "$HCONF"
+HPID=$NT_LAST_PID
+nt_wb_start router2 "$OCONF"
+OPID=$NT_LAST_PID
+nt_wait_log "$HCONF.log" 'session established' 10 || nt_die "home: no session"
+nt_wait_log "$OCONF.log" 'session established' 10 || nt_die "office: no session"
+nt_run lan ping -q -n -c 3 -i 0.1 -W 2 10.2.0.2 >/dev/null 2>&1 || true
+
+# rpc DIR ARGS...: the plugin as rpcd runs it, the arguments' JSON on stdin ($RPC_IN).
+rpc() {
+	local dir=$1; shift
+	printf '%s' "${RPC_IN-}" | WANBOND_CONTROL_DIR=$dir WANBOND_CLI=$CLI $ASH "$FILES/wanbond.rpcd" "$@"
+}
+CDIR=$NT_TMP/ctl-client
+SDIR=$NT_TMP/ctl-server
+
+rpc "$CDIR" list >"$NT_TMP/list.json"
+echo "      list: $(cat "$NT_TMP/list.json")"
+nt_expect_true "list: {\"status\":{\"bond\":\"str\"}}" jqt '. == {"status":{"bond":"str"}}' "$NT_TMP/list.json"
+
+RPC_IN='{}' rpc "$CDIR" call status >"$NT_TMP/status.json"
+echo "      call status (client), as rpcd gets it: $(cat "$NT_TMP/status.json")"
+echo "      call status (client): $(jq -c '.bonds.home | {name, role, session, uplinks: (.uplinks | map_values({state, enabled, reason, srtt_ns, loss_ppm, pacing_rate, share_ppm, tx_bytes: .counters.tx_bytes}))}' "$NT_TMP/status.json")"
+nt_expect_true "call status: home, keyed by name, with dsl and lte" \
+	jqt '.bonds.home.role == "client" and (.bonds.home.uplinks | keys) == ["dsl", "lte"]' "$NT_TMP/status.json"
+nt_expect_true "call status: each uplink's state, reason, rtt, loss, rates, share, counters" \
+	jqt '[.bonds.home.uplinks[] | has("state") and has("reason") and has("srtt_ns") and has("loss_ppm")
+		and has("pacing_rate") and has("share_ppm") and (.counters | has("tx_bytes"))] | all' "$NT_TMP/status.json"
+nt_expect_range "call status: the shares add up to a million (ppm)" \
+	"$(jq '[.bonds.home.uplinks[].share_ppm] | add' "$NT_TMP/status.json")" 999998 1000002
+
+"$CLI" -d "$CDIR" uplink set lte down
+RPC_IN='{"bond": "home"}' rpc "$CDIR" call status >"$NT_TMP/status-down.json"
+echo "      lte switched off: $(jq -c '.bonds.home.uplinks.lte | {state, enabled, reason}' "$NT_TMP/status-down.json")"
+nt_expect_true "lte switched off: the call still answers, dsl as before" \
+	jqt '.bonds.home.uplinks.dsl.state == "up" and .bonds.home.uplinks.lte.enabled == false' "$NT_TMP/status-down.json"
+nt_expect_true "lte switched off: its reason says so" \
+	jqt '.bonds.home.uplinks.lte.reason | test("switched off")' "$NT_TMP/status-down.json"
+"$CLI" -d "$CDIR" uplink set lte up
+
+RPC_IN='{}' rpc "$SDIR" call status >"$NT_TMP/status-server.json"
+echo "      call status (server): $(jq -c '.bonds | map_values({role, session, uplinks: (.uplinks | keys)})' "$NT_TMP/status-server.json")"
+nt_expect_true "server: two bonds, home and office" \
+	jqt '(.bonds | keys) == ["home", "office"] and ([.bonds[].role] | unique) == ["server"]' "$NT_TMP/status-server.json"
+RPC_IN='{ "bond" : "office" }' rpc "$SDIR" call status >"$NT_TMP/status-office.json"
+nt_expect_true "server, {\"bond\":\"office\"}: office alone" jqt '(.bonds | keys) == ["office"]' "$NT_TMP/status-office.json"
+RPC_IN='{"bond":"no/such"}' rpc "$SDIR" call status >"$NT_TMP/status-bad.json"
+echo "      a bad bond name: $(cat "$NT_TMP/status-bad.json")"
+nt_expect_true "a bad bond name: an error object" jqt '.error | test("not a bond name")' "$NT_TMP/status-bad.json"
+RPC_IN='{"bond":"nosuch"}' rpc "$SDIR" call status >"$NT_TMP/status-none.json"
+nt_expect_true "a bond that does not run: an error object" jqt '.error == "wanbondd is not running"' "$NT_TMP/status-none.json"
+
+# The server's bond office gone (its socket taken away): home still answers, the error beside it.
+mv "$SDIR/office.sock" "$NT_TMP/office.sock.away"
+ln -s /nonexistent "$SDIR/office.sock"
+RPC_IN='{}' rpc "$SDIR" call status >"$NT_TMP/status-half.json"
+echo "      one bond of two not answering: $(jq -c '{bonds: (.bonds | keys), error, code}' "$NT_TMP/status-half.json")"
+nt_expect_true "one bond of two not answering: the other shown, the error beside it" \
+	jqt '(.bonds | keys) == ["home"] and (.error | test("office"))' "$NT_TMP/status-half.json"
+rm -f "$SDIR/office.sock"
+mv "$NT_TMP/office.sock.away" "$SDIR/office.sock"
+
+# ---- d. the hotplug script ----------------------------------------------------------------
+echo "d. the hotplug script"
+cat >"$UCI_DIR/wanbond" <<UCI
+config uplink 'dsl'
+	option bond 'home'
+	option interface 'wan'
+
+config uplink 'lte'
+	option bond 'home'
+	option interface 'wwan'
+UCI
+# The doubles stand for /lib/functions.sh.
+hotplug() {
+	ACTION=$1 INTERFACE=$2 DEVICE=${3-} WANBOND_FUNCTIONS=$DOUBLES WANBOND_CONTROL_DIR=$CDIR \
+		WANBOND_HOTPLUG_NOTES=$NT_TMP/hotplug WANBOND_CLI=$CLI $ASH "$FILES/wanbond.hotplug"
+}
+enabled() { "$CLI" -d "$CDIR" -j show home | jq -r ".[0].uplinks[] | select(.name == \"$1\") | .enabled"; }
+hotplug ifdown wwan
+nt_expect_true "ifdown wwan: lte off" test "$(enabled lte)" = false
+nt_expect_true "ifdown wwan: dsl as it was" test "$(enabled dsl)" = true
+hotplug ifup wwan wan2
+nt_expect_true "ifup wwan: lte on again" test "$(enabled lte)" = true
+"$CLI" -d "$CDIR" uplink set dsl down
+hotplug ifdown wan
+hotplug ifup wan wan1
+nt_expect_true "the operator's down: dsl stays off through ifdown and ifup" test "$(enabled dsl)" = false
+"$CLI" -d "$CDIR" uplink set dsl up
+hotplug ifup lan br-lan
+nt_expect_true "an interface no uplink names: nothing changes" test "$(enabled dsl) $(enabled lte)" = "true true"
+
+# ---- the daemons stopped -------------------------------------------------------------------
+nt_stop "$HPID"
+nt_stop "$OPID"
+nt_stop "$SPID"
+RPC_IN='{}' rpc "$CDIR" call status >"$NT_TMP/status-stopped.json"
+echo "      daemon stopped: $(cat "$NT_TMP/status-stopped.json")"
+nt_expect_true "daemon stopped: {\"error\":\"wanbondd is not running\", ...}" \
+	jqt '.error == "wanbondd is not running" and .code == 3' "$NT_TMP/status-stopped.json"
+
+nt_finish
