@@ -203,8 +203,10 @@ struct nlmsghdr *cli_uplink_request(void *buf, const struct cli_uplink_args *a)
 		mnl_attr_put_u32(nlh, WB_CTL_U_FWMARK, a->fwmark);
 	if (a->backup >= 0)
 		mnl_attr_put_u8(nlh, WB_CTL_U_BACKUP, (uint8_t)a->backup);
+	/* The hotplug form tells the interface's state, which the daemon keeps apart from the operator's switch. */
 	if (a->enabled >= 0)
-		mnl_attr_put_u8(nlh, WB_CTL_U_ENABLED, (uint8_t)a->enabled);
+		mnl_attr_put_u8(nlh, a->cmd == CLI_UPLINK_HOTPLUG ? WB_CTL_U_IFACE_UP : WB_CTL_U_ENABLED,
+				(uint8_t)a->enabled);
 	if (a->weight)
 		mnl_attr_put_u32(nlh, WB_CTL_U_WEIGHT, a->weight);
 	mnl_attr_nest_end(nlh, nest);

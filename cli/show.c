@@ -73,6 +73,7 @@ static int take_uplink(const struct wb_ctl_msg *m, void *data)
 	u->loss_ppm = u32_or(m->u[WB_CTL_U_LOSS_PPM], 0);
 	u->backup = m->u[WB_CTL_U_BACKUP] && mnl_attr_get_u8(m->u[WB_CTL_U_BACKUP]);
 	u->enabled = !m->u[WB_CTL_U_ENABLED] || mnl_attr_get_u8(m->u[WB_CTL_U_ENABLED]);
+	u->iface_up = !m->u[WB_CTL_U_IFACE_UP] || mnl_attr_get_u8(m->u[WB_CTL_U_IFACE_UP]);
 	u->srtt = u64_or(m->u[WB_CTL_U_SRTT], 0);
 	u->min_rtt = u64_or(m->u[WB_CTL_U_MIN_RTT], 0);
 	u->rttvar = u64_or(m->u[WB_CTL_U_RTTVAR], 0);
@@ -281,8 +282,8 @@ static void json_uplink_keys(FILE *f, const struct cli_uplink *u)
 	fputc(',', f);
 	json_key_str(f, "state_reason", u->state_why);
 	fprintf(f, ",\"state_age_ns\":%" PRIu64, u->state_age);
-	fprintf(f, ",\"id\":%u,\"backup\":%s,\"enabled\":%s,\"weight\":%u,", u->id, u->backup ? "true" : "false",
-		u->enabled ? "true" : "false", u->weight);
+	fprintf(f, ",\"id\":%u,\"backup\":%s,\"enabled\":%s,\"interface_up\":%s,\"weight\":%u,", u->id,
+		u->backup ? "true" : "false", u->enabled ? "true" : "false", u->iface_up ? "true" : "false", u->weight);
 	json_key_str(f, "device", u->device);
 	fputc(',', f);
 	json_key_str(f, "endpoint", u->endpoint);
@@ -342,12 +343,10 @@ void cli_print_json(FILE *f, const struct cli_bond *b, bool first)
 	fputs("]}", f);
 }
 
-/* Why an uplink is not in use, in the daemon's words; "" if nothing keeps it out. */
+/* Why an uplink is in its state, in the daemon's words (the one source of truth): what made it so, else why its socket is closed. */
 static const char *uplink_reason(const struct cli_uplink *u)
 {
-	if (u->socket[0])
-		return u->socket;
-	return u->enabled ? "" : "switched off (uplink set down)";
+	return u->state_why[0] ? u->state_why : u->socket;
 }
 
 void cli_print_status(FILE *f, const struct cli_bond *b, bool first)

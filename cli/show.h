@@ -19,7 +19,7 @@
 struct cli_uplink {
 	char name[32], state[16], state_why[WB_STATE_WHY_MAX], device[16], endpoint[64], socket[256];
 	uint32_t id, weight, loss_ppm, pmtu;
-	bool backup, enabled, has_cc, pmtu_searching;
+	bool backup, enabled, iface_up, has_cc, pmtu_searching;
 	uint64_t srtt, min_rtt, rttvar, cwnd, in_flight, pacing_rate, state_age;
 	struct wb_uplink_counters c;
 };

@@ -140,6 +140,7 @@ static bool put_uplink(struct ctl_server *srv, struct nlmsghdr *nlh, const struc
 	mnl_attr_put_u64(nlh, WB_CTL_U_STATE_AGE, now > u->state_since_ns ? now - u->state_since_ns : 0);
 	mnl_attr_put_u8(nlh, WB_CTL_U_BACKUP, u->backup);
 	mnl_attr_put_u8(nlh, WB_CTL_U_ENABLED, !(slot && slot->disabled));
+	mnl_attr_put_u8(nlh, WB_CTL_U_IFACE_UP, !(slot && slot->iface_down));
 	mnl_attr_put_u32(nlh, WB_CTL_U_WEIGHT, u->weight);
 	if (slot && slot->conf->interface[0])
 		mnl_attr_put_strz(nlh, WB_CTL_U_DEVICE, slot->conf->interface);
@@ -284,8 +285,11 @@ static void do_set_uplink(struct ctl_client *c, const struct nlmsghdr *req, cons
 	uplinks_set_role(bc->d, (unsigned)i, backup, weight);
 	if (m->u[WB_CTL_U_ENABLED])
 		uplinks_enable(bc->d, (unsigned)i, mnl_attr_get_u8(m->u[WB_CTL_U_ENABLED]), loop_now());
-	log_line(LOG_LVL_NOTICE, bc->conf->name, name, "%s, weight %u, %s (uid %u)", backup ? "backup" : "active",
-		 weight, uplinks_slot(bc->d, (unsigned)i)->disabled ? "disabled" : "enabled", (unsigned)c->peer.uid);
+	if (m->u[WB_CTL_U_IFACE_UP])
+		uplinks_set_iface_up(bc->d, (unsigned)i, mnl_attr_get_u8(m->u[WB_CTL_U_IFACE_UP]), loop_now());
+	log_line(LOG_LVL_NOTICE, bc->conf->name, name, "%s, weight %u, %s%s (uid %u)", backup ? "backup" : "active",
+		 weight, uplinks_slot(bc->d, (unsigned)i)->disabled ? "disabled" : "enabled",
+		 uplinks_slot(bc->d, (unsigned)i)->iface_down ? ", its interface down" : "", (unsigned)c->peer.uid);
 	send_error(c, req, 0, NULL);
 }
 

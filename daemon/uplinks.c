@@ -38,6 +38,16 @@ const struct uplink_slot *uplinks_slot(const struct daemon *d, unsigned i)
 
 /* ---- the socket ------------------------------------------------------------------------ */
 
+/* What keeps an open uplink out of use, in the words of its state's reason; NULL: nothing. */
+static const char *kept_out(const struct uplink_slot *s)
+{
+	if (s->disabled)
+		return "disabled by the operator";
+	if (s->iface_down)
+		return "interface down (the network manager's ifdown)";
+	return NULL;
+}
+
 static int open_socket(struct daemon *d, unsigned i, uint64_t now)
 {
 	struct uplink_slot *s = &d->uplinks[i];
@@ -61,7 +71,7 @@ static int open_socket(struct daemon *d, unsigned i, uint64_t now)
 	s->sock.open = true;
 	s->sock.why[0] = 0;
 	log_line(LOG_LVL_INFO, d->cfg.name, s->conf->name, "socket open");
-	wb_bond_set_uplink_available(client_bond(d), i, !s->disabled, now, NULL);
+	wb_bond_set_uplink_available(client_bond(d), i, !kept_out(s), now, kept_out(s));
 	return 0;
 }
 
@@ -107,7 +117,18 @@ void uplinks_enable(struct daemon *d, unsigned i, bool enabled, uint64_t now)
 		return;
 	s->disabled = !enabled;
 	if (s->sock.open)
-		wb_bond_set_uplink_available(client_bond(d), i, enabled, now, enabled ? NULL : "disabled by the operator");
+		wb_bond_set_uplink_available(client_bond(d), i, !kept_out(s), now, kept_out(s));
+}
+
+void uplinks_set_iface_up(struct daemon *d, unsigned i, bool up, uint64_t now)
+{
+	struct uplink_slot *s = slot_of(d, i);
+
+	if (!s || s->iface_down == !up)
+		return;
+	s->iface_down = !up;
+	if (s->sock.open)
+		wb_bond_set_uplink_available(client_bond(d), i, !kept_out(s), now, kept_out(s));
 }
 
 void uplinks_set_role(struct daemon *d, unsigned i, bool backup, uint32_t weight)
@@ -167,6 +188,7 @@ static int slot_fill(struct daemon *d, unsigned i, const struct wb_conf_uplink *
 	s->in_use = true;
 	s->disabled = false;
 	s->link_down = false;
+	s->iface_down = false;
 	s->sock.uplink = s->conf->name;
 	s->sock.why[0] = 0;
 	s->sock.error_limit = (struct log_limit){ 0 };

@@ -38,6 +38,7 @@ struct uplink_slot {
 	bool disabled;              /* by the operator: kept out of use */
 	int ifindex;                /* of its interface, 0 if unknown or none */
 	bool link_down;             /* its interface is down or gone (rtnetlink says) */
+	bool iface_down;            /* its interface is down as the network manager says (hotplug's ifdown) */
 };
 
 /* The configuration's uplinks: slots, sockets' buffers, policy rules, interfaces followed. -errno, said. */
@@ -58,6 +59,12 @@ int uplinks_add(struct daemon *d, const struct wb_conf_uplink *up, char *err, si
 int uplinks_remove(struct daemon *d, unsigned i, char *err, size_t errlen);
 /* The operator takes uplink i out of use (enabled false) or gives it back. */
 void uplinks_enable(struct daemon *d, unsigned i, bool enabled, uint64_t now);
+/*
+ * The network manager says uplink i's interface went down or came up
+ * (OpenWrt's hotplug: netifd's ifdown, ifup). Kept apart from the
+ * operator's switch: an ifup never gives back what the operator took.
+ */
+void uplinks_set_iface_up(struct daemon *d, unsigned i, bool up, uint64_t now);
 /* Makes uplink i a backup or an active one, with a weight. */
 void uplinks_set_role(struct daemon *d, unsigned i, bool backup, uint32_t weight);
 

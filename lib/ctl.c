@@ -77,6 +77,7 @@ static const struct attr_rule uplink_rules[WB_CTL_U_COUNT] = {
 	[WB_CTL_U_PMTU_SEARCHING] = { MNL_TYPE_U8, 0 },
 	[WB_CTL_U_STATE_WHY] = { MNL_TYPE_NUL_STRING, WB_STATE_WHY_MAX },
 	[WB_CTL_U_STATE_AGE] = { MNL_TYPE_U64, 0 },
+	[WB_CTL_U_IFACE_UP] = { MNL_TYPE_U8, 0 },
 };
 
 static const struct attr_rule event_rules[WB_CTL_E_MAX_ATTR] = {
@@ -96,7 +97,8 @@ static const uint64_t request_attrs[WB_CTL_CMD_COUNT] = {
 };
 /* The uplink attributes each of those may carry; the name always. */
 static const uint64_t request_uplink_attrs[WB_CTL_CMD_COUNT] = {
-	[WB_CTL_CMD_SET_UPLINK] = BIT(WB_CTL_U_NAME) | BIT(WB_CTL_U_BACKUP) | BIT(WB_CTL_U_ENABLED) | BIT(WB_CTL_U_WEIGHT),
+	[WB_CTL_CMD_SET_UPLINK] = BIT(WB_CTL_U_NAME) | BIT(WB_CTL_U_BACKUP) | BIT(WB_CTL_U_ENABLED) | BIT(WB_CTL_U_WEIGHT) |
+				   BIT(WB_CTL_U_IFACE_UP),
 	[WB_CTL_CMD_ADD_UPLINK] = BIT(WB_CTL_U_NAME) | BIT(WB_CTL_U_DEVICE) | BIT(WB_CTL_U_SOURCE) |
 				  BIT(WB_CTL_U_FWMARK) | BIT(WB_CTL_U_BACKUP) | BIT(WB_CTL_U_WEIGHT),
 	[WB_CTL_CMD_DEL_UPLINK] = BIT(WB_CTL_U_NAME),

@@ -97,6 +97,7 @@ enum wb_ctl_uplink_attr {
 	WB_CTL_U_PMTU_SEARCHING, /* u8: 1 while it probes for its path's size */
 	WB_CTL_U_STATE_WHY,   /* string: what made its state the one it is ("no answer for 1020 ms"; absent: never changed) */
 	WB_CTL_U_STATE_AGE,   /* u64: ns it has been in that state */
+	WB_CTL_U_IFACE_UP,    /* u8: its interface is up as the network manager (hotplug) says; not the operator's switch */
 	WB_CTL_U_COUNT
 };
 

@@ -75,7 +75,7 @@ static const enum kind uplink_kinds[WB_CTL_U_COUNT] = {
 	[WB_CTL_U_PACING_RATE] = K_U64, [WB_CTL_U_COUNTERS] = K_NEST,
 	[WB_CTL_U_SOURCE] = K_STR,    [WB_CTL_U_FWMARK] = K_U32,
 	[WB_CTL_U_PMTU] = K_U32,      [WB_CTL_U_PMTU_SEARCHING] = K_U8,
-	[WB_CTL_U_STATE_WHY] = K_STR, [WB_CTL_U_STATE_AGE] = K_U64,
+	[WB_CTL_U_STATE_WHY] = K_STR, [WB_CTL_U_STATE_AGE] = K_U64, [WB_CTL_U_IFACE_UP] = K_U8,
 };
 
 static const enum kind event_kinds[WB_CTL_E_MAX_ATTR] = {

@@ -141,8 +141,15 @@ nt_expect_true "sched set arrival on: exit 0" wb sched set arrival on
 nt_expect_true "uplink set lte backup on weight 7: exit 0" wb uplink set lte backup on weight 7
 nt_expect_true "show: lte backup, weight 7" [ "$(uplink_json lte '"\(.backup) \(.weight)"')" = "true 7" ]
 nt_expect_true "uplink lte dev wan2 down (hotplug): exit 0" wb uplink lte dev wan2 down
-lte_now=$(uplink_json lte '"\(.enabled) \(.state)"')
-nt_expect_true "show: lte disabled and down ($lte_now)" [ "$lte_now" = "false down" ]
+lte_now=$(uplink_json lte '"\(.enabled) \(.interface_up) \(.state): \(.state_reason)"')
+nt_expect_true "show: lte down, its interface down, the operator's switch on ($lte_now)" \
+	[ "$lte_now" = "true false down: interface down (the network manager's ifdown)" ]
+# The operator's down and the interface's up are two things: an ifup never gives back what the operator took.
+nt_expect_true "uplink set lte down (the operator, meanwhile): exit 0" wb uplink set lte down
+nt_expect_true "uplink lte dev wan2 up (hotplug): exit 0" wb uplink lte dev wan2 up
+sleep 0.3
+lte_now=$(uplink_json lte '"\(.enabled) \(.interface_up) \(.state)"')
+nt_expect_true "show: lte still down, the operator's ($lte_now)" [ "$lte_now" = "false true down" ]
 nt_expect_true "uplink set lte up backup off: exit 0" wb uplink set lte up backup off
 wait_for 5 state_is lte up || true
 nt_expect_true "show: lte enabled, active, up again" [ "$(uplink_json lte '"\(.enabled) \(.backup) \(.state)"')" = "true false up" ]

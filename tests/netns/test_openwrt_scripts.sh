@@ -475,7 +475,7 @@ echo "      lte switched off: $(jq -c '.bonds.home.uplinks.lte | {state, enabled
 nt_expect_true "lte switched off: the call still answers, dsl as before" \
 	jqt '.bonds.home.uplinks.dsl.state == "up" and .bonds.home.uplinks.lte.enabled == false' "$NT_TMP/status-down.json"
 nt_expect_true "lte switched off: its reason says so" \
-	jqt '.bonds.home.uplinks.lte.reason | test("switched off")' "$NT_TMP/status-down.json"
+	jqt '.bonds.home.uplinks.lte.reason == "disabled by the operator"' "$NT_TMP/status-down.json"
 "$CLI" -d "$CDIR" uplink set lte up
 
 RPC_IN='{}' rpc "$SDIR" call status >"$NT_TMP/status-server.json"
@@ -514,21 +514,24 @@ UCI
 # The doubles stand for /lib/functions.sh.
 hotplug() {
 	ACTION=$1 INTERFACE=$2 DEVICE=${3-} WANBOND_FUNCTIONS=$DOUBLES WANBOND_CONTROL_DIR=$CDIR \
-		WANBOND_HOTPLUG_NOTES=$NT_TMP/hotplug WANBOND_CLI=$CLI $ASH "$FILES/wanbond.hotplug"
+		WANBOND_CLI=$CLI $ASH "$FILES/wanbond.hotplug"
 }
-enabled() { "$CLI" -d "$CDIR" -j show home | jq -r ".[0].uplinks[] | select(.name == \"$1\") | .enabled"; }
+# "ENABLED IFACE_UP": the operator's switch and the interface's state, apart.
+switches() { "$CLI" -d "$CDIR" -j show home | jq -r ".[0].uplinks[] | select(.name == \"$1\") | \"\\(.enabled) \\(.interface_up)\""; }
 hotplug ifdown wwan
-nt_expect_true "ifdown wwan: lte off" test "$(enabled lte)" = false
-nt_expect_true "ifdown wwan: dsl as it was" test "$(enabled dsl)" = true
+nt_expect_true "ifdown wwan: lte's interface down, the operator's switch on" test "$(switches lte)" = "true false"
+nt_expect_true "ifdown wwan: dsl as it was" test "$(switches dsl)" = "true true"
 hotplug ifup wwan wan2
-nt_expect_true "ifup wwan: lte on again" test "$(enabled lte)" = true
+nt_expect_true "ifup wwan: lte's interface up again" test "$(switches lte)" = "true true"
 "$CLI" -d "$CDIR" uplink set dsl down
 hotplug ifdown wan
+nt_expect_true "the operator's down, then ifdown: dsl off both ways" test "$(switches dsl)" = "false false"
+"$CLI" -d "$CDIR" uplink set dsl down
 hotplug ifup wan wan1
-nt_expect_true "the operator's down: dsl stays off through ifdown and ifup" test "$(enabled dsl)" = false
+nt_expect_true "the operator's down: dsl stays off through ifdown and ifup" test "$(switches dsl)" = "false true"
 "$CLI" -d "$CDIR" uplink set dsl up
 hotplug ifup lan br-lan
-nt_expect_true "an interface no uplink names: nothing changes" test "$(enabled dsl) $(enabled lte)" = "true true"
+nt_expect_true "an interface no uplink names: nothing changes" test "$(switches dsl) $(switches lte)" = "true true true true"
 
 # ---- the daemons stopped -------------------------------------------------------------------
 nt_stop "$HPID"

@@ -176,7 +176,14 @@ static void test_requests(void **state)
 		/* The interface of set is the configuration's: only add sends one. */
 		assert_true((m.u[WB_CTL_U_DEVICE] != NULL) == (cmd == CLI_UPLINK_ADD));
 	}
+	/* The hotplug form (the last) tells the interface's state, never the operator's switch. */
+	assert_null(m.u[WB_CTL_U_ENABLED]);
+	assert_int_equal(mnl_attr_get_u8(m.u[WB_CTL_U_IFACE_UP]), 1);
+	parse_ok(CLI_UPLINK_SET, WORDS("lte", "up"));
+	nlh = cli_uplink_request(buf, &a);
+	assert_int_equal(wb_ctl_parse(nlh, nlh->nlmsg_len, WB_CTL_REQUEST, &m, why, sizeof(why)), 0);
 	assert_int_equal(mnl_attr_get_u8(m.u[WB_CTL_U_ENABLED]), 1);
+	assert_null(m.u[WB_CTL_U_IFACE_UP]);
 	parse_ok(CLI_UPLINK_ADD, words[CLI_UPLINK_ADD]);
 	nlh = cli_uplink_request(buf, &a);
 	assert_int_equal(wb_ctl_parse(nlh, nlh->nlmsg_len, WB_CTL_REQUEST, &m, why, sizeof(why)), 0);

@@ -543,7 +543,7 @@ static void test_request_rejects_unknown_attributes_by_number(void **state)
 	mnl_attr_put_u8(nlh, WB_CTL_U_BACKUP, 1);
 	mnl_attr_put_u8(nlh, WB_CTL_U_COUNT, 1);
 	mnl_attr_nest_end(nlh, n);
-	reject(nlh, WB_CTL_REQUEST, -EINVAL, "unknown uplink attribute 24");
+	reject(nlh, WB_CTL_REQUEST, -EINVAL, "unknown uplink attribute 25");
 }
 
 /* add-uplink: a name and a binding (device, source or mark); del-uplink: the name alone. */
