@@ -409,7 +409,7 @@ static int check_uplink_request(const struct wb_ctl_msg *m, char *err, size_t er
 			have |= BIT(t);
 		}
 	if (m->cmd == WB_CTL_CMD_SET_UPLINK && have == BIT(WB_CTL_U_NAME))
-		return fail(err, err_len, -EINVAL, "%s: nothing to change (backup, enabled, weight)", cmd);
+		return fail(err, err_len, -EINVAL, "%s: nothing to change (backup, enabled, weight, iface-up)", cmd);
 	if (m->cmd == WB_CTL_CMD_ADD_UPLINK && !(have & (BIT(WB_CTL_U_DEVICE) | BIT(WB_CTL_U_SOURCE) | BIT(WB_CTL_U_FWMARK))))
 		return fail(err, err_len, -EINVAL, "%s: needs at least one of device, source and fwmark", cmd);
 	if (m->u[WB_CTL_U_WEIGHT] && wb_validate_weight(mnl_attr_get_u32(m->u[WB_CTL_U_WEIGHT]), NULL, 0))
