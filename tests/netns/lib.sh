@@ -343,6 +343,16 @@ nt_binomial_interval() {
 	}'
 }
 
+# nt_wait_for SECONDS CMD...: until CMD succeeds (polled every 50 ms); 0 if it did.
+nt_wait_for() {
+	local deadline=$(($(date +%s%N) + $1 * 1000000000)); shift
+	while [ "$(date +%s%N)" -lt "$deadline" ]; do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 # nt_median NUMBER...: the median of the numbers (the mean of the middle two
 # of an even count). A throughput check on this shared machine compares
 # medians of runs taken side by side, so one run slowed by a neighbour does

@@ -54,15 +54,6 @@ wb() { "$CLI" -d "$CDIR" "$@"; }
 json() { wb -j show home | jq -r "$1"; }
 uplink_json() { json ".[0].uplinks[] | select(.name == \"$1\") | $2"; }
 
-# wait_for SECONDS CMD...: until CMD succeeds (polled every 50 ms); 0 if it did.
-wait_for() {
-	local deadline=$(($(date +%s%N) + $1 * 1000000000)); shift
-	while [ "$(date +%s%N)" -lt "$deadline" ]; do
-		"$@" >/dev/null 2>&1 && return 0
-		sleep 0.05
-	done
-	return 1
-}
 state_is() { [ "$(uplink_json "$1" .state)" = "$2" ]; }
 state_not() { [ "$(uplink_json "$1" .state)" != "$2" ]; }
 
@@ -71,8 +62,8 @@ nt_wb_start vps "$SCONF"
 nt_bg router "$NT_TMP/notify.log" env WATCHDOG_USEC=10000000 "$PROBE" collect "$NOTIFY" "$NT_WANBONDD" -c "$CCONF"
 PROBE_PID=$NT_LAST_PID
 nt_wait_log "$CLOG" 'session established' 10 || { cat "$CLOG" "$NT_TMP/notify.log" "$SCONF.log" >&2; nt_die "no session"; }
-wait_for 5 state_is dsl up || true
-wait_for 5 state_is lte up || true
+nt_wait_for 5 state_is dsl up || true
+nt_wait_for 5 state_is lte up || true
 nt_run lan ping -q -n -c 5 -i 0.1 -W 2 "$SRV" >/dev/null 2>&1 || true
 
 # ---- a. show, JSON, dump, stats ------------------------------------------------------
@@ -111,13 +102,13 @@ MON_PID=$NT_LAST_PID
 sleep 0.3
 nt_run router ip link set dev wan2 down
 # The link event takes it out of use at once; the probes alone would take a second and more.
-wait_for 1 grep -qE 'home uplink-down lte' "$NT_TMP/monitor.txt" && seen=1 || seen=0
+nt_wait_for 1 grep -qE 'home uplink-down lte' "$NT_TMP/monitor.txt" && seen=1 || seen=0
 nt_expect_range "monitor: lte down within 1 s of wan2 down" "$seen" 1 1
 nt_expect_true "show: lte down" state_is lte down
 nt_expect_true "show: lte's socket closed, saying why" [ "$(uplink_json lte .socket_error)" = "interface wan2 down" ]
 nt_run router ip link set dev wan2 up
 nt_run router ip route replace "$NT_SERVER_ADDR/32" via 10.100.2.2 dev wan2 metric 2
-wait_for 8 grep -qE 'home uplink-up lte' "$NT_TMP/monitor.txt" && seen=1 || seen=0
+nt_wait_for 8 grep -qE 'home uplink-up lte' "$NT_TMP/monitor.txt" && seen=1 || seen=0
 nt_expect_range "monitor: lte up again within 8 s of wan2 up" "$seen" 1 1
 sed 's/^/      /' "$NT_TMP/monitor.txt"
 
@@ -151,12 +142,12 @@ sleep 0.3
 lte_now=$(uplink_json lte '"\(.enabled) \(.interface_up) \(.state)"')
 nt_expect_true "show: lte still down, the operator's ($lte_now)" [ "$lte_now" = "false true down" ]
 nt_expect_true "uplink set lte up backup off: exit 0" wb uplink set lte up backup off
-wait_for 5 state_is lte up || true
+nt_wait_for 5 state_is lte up || true
 nt_expect_true "show: lte enabled, active, up again" [ "$(uplink_json lte '"\(.enabled) \(.backup) \(.state)"')" = "true false up" ]
 nt_expect_true "uplink del lte: exit 0" wb uplink del lte
 nt_expect_true "show: dsl alone" [ "$(json '[.[0].uplinks[].name] | join(",")')" = dsl ]
 nt_expect_true "uplink add lte dev wan2 weight 2: exit 0" wb uplink add lte dev wan2 weight 2
-wait_for 5 state_is lte up || true
+nt_wait_for 5 state_is lte up || true
 nt_expect_true "show: lte back, up, weight 2" [ "$(uplink_json lte '"\(.state) \(.weight)"')" = "up 2" ]
 wb uplink add lte dev wan2 >"$NT_TMP/again.txt" 2>&1 && rc=0 || rc=$?
 nt_expect_range "uplink add of a name taken: exit code" "$rc" 2 2
@@ -213,7 +204,7 @@ nt_expect_true "after SIGHUP: policy redundant" [ "$(json '.[0].scheduler.policy
 nt_expect_true "after SIGHUP: lte weight 5" [ "$(uplink_json lte .weight)" = 5 ]
 nt_expect_range "after SIGHUP: lte's policy rule back (IPv4)" "$(rule_count -4)" 1 1
 nt_expect_true "after SIGHUP: extra added, waiting for wan9" [ "$(uplink_json extra '"\(.state) \(.socket_error)"' | cut -c1-20)" = "down interface wan9 " ]
-wait_for 5 state_is lte up || true
+nt_wait_for 5 state_is lte up || true
 nt_expect_true "after SIGHUP: lte up again" state_is lte up
 nt_expect_true "after SIGHUP: nothing said to need a restart" sh -c "! grep -q 'takes a restart' '$CLOG'"
 nt_expect_true "after SIGHUP: the session stayed"

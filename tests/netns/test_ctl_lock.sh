@@ -75,15 +75,6 @@ conf_in() {
 	echo "$out"
 }
 AS_NOBODY=(setpriv "--reuid=$NOBODY" "--regid=$NOBODY" --clear-groups)
-# wait_for SECONDS CMD...: until CMD succeeds (polled every 50 ms); 0 if it did.
-wait_for() {
-	local deadline=$(($(date +%s%N) + $1 * 1000000000)); shift
-	while [ "$(date +%s%N)" -lt "$deadline" ]; do
-		"$@" >/dev/null 2>&1 && return 0
-		sleep 0.05
-	done
-	return 1
-}
 same() { [ "$1" = "$2" ]; }
 
 # ---- a. the systemd unit's terms ----------------------------------------------------------------
@@ -155,7 +146,7 @@ if on file; then
 	STCONF=$(conf_in "$NT_TMP/b-sticky")
 	nt_bg router "$STCONF.log" "$NT_WANBONDD" -c "$STCONF"
 	STPID=$NT_LAST_PID
-	wait_for 5 test -S "$NT_TMP/b-sticky/home.sock" && up=1 || up=0
+	nt_wait_for 5 test -S "$NT_TMP/b-sticky/home.sock" && up=1 || up=0
 	nt_expect_range "a sticky directory anyone may write: the daemon starts" "$up" 1 1
 	nt_stop "$STPID"
 fi
@@ -187,7 +178,7 @@ if on slots || on pid; then
 	if [ -z "$DPID" ] || [ "$(cat "/proc/$DPID/comm")" != wanbondd ]; then
 		nt_die "cannot find the daemon in its pid namespace"
 	fi
-	wait_for 10 dsl_is up || true
+	nt_wait_for 10 dsl_is up || true
 	nt_expect_true "dsl up" dsl_is up
 fi
 
@@ -218,7 +209,7 @@ if on slots; then
 	nt_expect_range "root: uplink set dsl down, exit code" "$rc" 0 0
 	[ "$rc" -eq 0 ] || sed 's/^/      /' "$NT_TMP/d-root.txt"
 	nt_expect_true "root: show says dsl disabled and down" same "$(json '.[0].uplinks[0] | "\(.enabled) \(.state)"')" "false down"
-	wait_for 2 grep -q 'home uplink-down dsl' "$NT_TMP/monitor.txt" && seen=1 || seen=0
+	nt_wait_for 2 grep -q 'home uplink-down dsl' "$NT_TMP/monitor.txt" && seen=1 || seen=0
 	nt_expect_range "nobody's monitor: dsl down seen" "$seen" 1 1
 	in_pidns "${AS_NOBODY[@]}" --inh-caps=+net_admin --ambient-caps=+net_admin \
 		"$CLI" -d "$CDIR" sched set roundrobin >"$NT_TMP/d-netadmin.txt" 2>&1 && rc=0 || rc=$?
@@ -232,7 +223,7 @@ if on slots; then
 
 	# ---- e. the idle timeout ---------------------------------------------------------------------------------------------
 	echo "e. connections without a request for 10 s"
-	wait_for 16 grep -qx 'all closed' "$NT_TMP/hold.txt" || true
+	nt_wait_for 16 grep -qx 'all closed' "$NT_TMP/hold.txt" || true
 	sed -n '/^closed\|^notice/p' "$NT_TMP/hold.txt" | sort | uniq -c | head -n 4 | sed 's/^/      /'
 	CLOSES=$(grep -oE '^closed after [0-9]+' "$NT_TMP/hold.txt" | awk '{ print $3 }' | sort -n)
 	nt_expect_range "all 7 closed by the daemon" "$(grep -c . <<<"$CLOSES")" 7 7
@@ -271,7 +262,7 @@ if on pid; then
 		kill -CONT "$DPID"
 		# shellcheck disable=SC2016
 		[ -n "$connector" ] && timeout 5 sh -c 'echo go >"$1"' go "$fifo"
-		wait_for 5 grep -q '^change:' "$out" || sed 's/^/      /' "$out"
+		nt_wait_for 5 grep -q '^change:' "$out" || sed 's/^/      /' "$out"
 		nt_expect_true "$label: the change is refused ($(sed -n 's/^change: //p' "$out"))" \
 			grep -q '^change: refused: Operation not permitted: changes need root or CAP_NET_ADMIN' "$out"
 	}

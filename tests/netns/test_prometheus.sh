@@ -52,14 +52,6 @@ collector() { WANBOND_CONTROL_DIR=$1 PATH="$NT_BUILD/bin:$PATH" lua5.1 "$DRIVER"
 # value FILE SERIES: the value of a series (labels as printed) in an output; empty if none.
 value() { awk -v s="$2" 'index($0, s " ") == 1 { print substr($0, length(s) + 2); exit }' "$1"; }
 state_is() { [ "$("$CLI" -d "$CDIR" -j show home | jq -r ".[0].uplinks[] | select(.name == \"$1\") | .state")" = "$2" ]; }
-wait_for() {
-	local deadline=$(($(date +%s%N) + $1 * 1000000000)); shift
-	while [ "$(date +%s%N)" -lt "$deadline" ]; do
-		"$@" >/dev/null 2>&1 && return 0
-		sleep 0.05
-	done
-	return 1
-}
 
 # ---- a. the checker ----------------------------------------------------------------------------------
 echo "a. the checker refuses what is not the format"
@@ -84,8 +76,8 @@ nt_expect_true "checker: need_help, a family without" sh -c "! printf '# TYPE b 
 nt_wb_start vps "$SCONF"
 nt_wb_start router "$CCONF"
 nt_wait_log "$CCONF.log" 'session established' 10 || { cat "$CCONF.log" "$SCONF.log" >&2; nt_die "no session"; }
-wait_for 5 state_is dsl up || true
-wait_for 5 state_is lte up || true
+nt_wait_for 5 state_is dsl up || true
+nt_wait_for 5 state_is lte up || true
 
 # ---- b. the format, the families -------------------------------------------------------------------
 echo "b. wanbond stats --prometheus: the format and the families"
@@ -213,7 +205,7 @@ nt_expect_range "collector, no wanbond command: the scrape fails" "$rc" 1 1
 # ---- e. an uplink down -----------------------------------------------------------------------------------
 echo "e. wan2 down: lte's up gauge 0"
 nt_run router ip link set dev wan2 down
-wait_for 3 state_is lte down || true
+nt_wait_for 3 state_is lte down || true
 prom "$CDIR" >"$NT_TMP/down.prom"
 collector "$CDIR" >"$NT_TMP/down.lua"
 grep -E '^wanbond_uplink_(up|state|info)\{' "$NT_TMP/down.prom" | sed 's/^/      /'
