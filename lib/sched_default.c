@@ -169,11 +169,14 @@ static bool weights_differ(const struct wb_bond *b, uint16_t mask)
 }
 
 /*
- * The weights' choice: among the uplinks of mask that can send bytes now
- * and would deliver them no later than the AQM's target after chosen
- * (the speed rules' pick), the one furthest behind its share. Each takes
- * bytes over its weight of share when it sends; one that fell far behind
- * (out of use, or too slow to be a candidate) catches up only a burst.
+ * The weights' choice: among the uplinks of mask that would deliver bytes
+ * no later than the AQM's target after chosen (the speed rules' pick),
+ * the one furthest behind its share. If it cannot send this instant (its
+ * pacing, its window), the packet waits for it: it still arrives within
+ * the target, and an inner TCP's burst is shared as its weights say, not
+ * left to whichever uplink has room at once. Each takes bytes over its
+ * weight of share when it sends; one that fell far behind (out of use, or
+ * too slow to be a candidate) catches up only a burst.
  */
 static struct wb_uplink *by_weight(struct wb_bond *b, struct wb_uplink *chosen, uint16_t mask, uint32_t bytes,
 				   uint64_t now)
@@ -187,7 +190,8 @@ static struct wb_uplink *by_weight(struct wb_bond *b, struct wb_uplink *chosen, 
 	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
 		struct wb_uplink *u = &b->uplinks[i];
 
-		if (!(mask & (1u << i)) || !wb_sched_can_send(u, bytes, now) || wb_sched_arrival_ns(u, bytes, now) > by)
+		if (!(mask & (1u << i)) || !wb_uplink_usable(u) || !u->rec || !wb_sched_fits(u, bytes) ||
+		    wb_sched_arrival_ns(u, bytes, now) > by)
 			continue;
 		ahead = st->share[i] > ahead ? st->share[i] : ahead;
 		if (st->share[i] < st->share[pick->id])
@@ -195,6 +199,8 @@ static struct wb_uplink *by_weight(struct wb_bond *b, struct wb_uplink *chosen, 
 	}
 	if (ahead > WEIGHT_CATCH_UP_BYTES && st->share[pick->id] < ahead - WEIGHT_CATCH_UP_BYTES)
 		st->share[pick->id] = ahead - WEIGHT_CATCH_UP_BYTES;
+	if (!wb_sched_can_send(pick, bytes, now))
+		return NULL; /* it waits for its uplink, charged when it goes */
 	st->share[pick->id] += bytes / pick->weight;
 	return pick;
 }

@@ -418,6 +418,24 @@ static void test_default_shares_by_weight_between_uplinks_alike(void **state)
 	count_decisions(b, 500, n);
 	assert_in_range(n[0], 99, 101 + 64 * 1024 / 1000); /* uplink 1 may first catch up a burst */
 	assert_in_range(n[1], 399 - 64 * 1024 / 1000, 401);
+	/*
+	 * Its turn, and its pacing holds it 1 ms (well within the AQM's target):
+	 * the packet waits for it rather than go on uplink 0 at once, so a burst
+	 * is shared by the weights and not by whichever has room this instant.
+	 */
+	b->uplinks[1].weight = 1000;
+	b->uplinks[1].next_send_ns = p.now + 1 * MS;
+	{
+		struct wb_uplink *u;
+		int k;
+
+		/* (uplink 0 may be a packet behind its share still: one or two go there first) */
+		for (k = 0; k < 3 && (u = get_send(&wb_sched_default, b, 1000, 0, NULL)); k++)
+			assert_ptr_equal(u, &b->uplinks[0]);
+		assert_true(k < 3); /* it waited */
+	}
+	b->uplinks[1].next_send_ns = 0;
+	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[1]);
 }
 
 /* A weight never sends a packet on an uplink that would deliver it later than the AQM's target after the best. */
