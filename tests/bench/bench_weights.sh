@@ -2,7 +2,7 @@
 # The uplinks' weights through the real daemons: two emulated uplinks alike
 # (100 Mbit/s, 10 ms each way), 40 Mbit/s of traffic both have room for,
 # lan -> srv for 5 s, under weights 1:1, 1:3 and 3:1 (set at run time with
-# `wanbond uplink set NAME weight N`). Each line: the goodput and uplink a's
+# `wanbond uplink set NAME weight N`). Each line: the goodput and uplink dsl's
 # share of the bytes the client sent, for a smooth UDP stream and for a TCP
 # capped at 40 Mbit/s (iperf3 -b: its window comes in bursts). A weight
 # shares what both uplinks could carry as soon as each other; a burst the
@@ -16,17 +16,14 @@ source tests/netns/lib.sh
 SRV=10.2.0.2
 nt_init
 nt_topology 2
-nt_wb_keys server
-nt_wb_keys home
-nt_wb_server_conf "$NT_TMP/server.conf" home:10.255.0.1/30:10.1.0.0/24
-nt_wb_client_conf "$NT_TMP/client.conf" home 10.255.0.2/30 10.2.0.0/24 a:wan1 b:wan2
-nt_wb_start vps "$NT_TMP/server.conf"
-nt_wb_start router "$NT_TMP/client.conf"
+nt_wb_home_pair
+nt_wb_start vps "$SCONF"
+nt_wb_start router "$CCONF"
 for k in 1 2; do
 	nt_uplink_stop "$k"
 	nt_uplink_start "$k" rate 100mbit delay 10ms limit 40ms seed "$k"
 done
-nt_wait_log "$NT_TMP/client.conf.log" "session established" 10 || nt_die "no session"
+nt_wait_log "$CCONF.log" "session established" 10 || nt_die "no session"
 sleep 1
 
 wb() { "$NT_BUILD/bin/wanbond" -d "$NT_TMP/ctl-client" "$@"; }
@@ -41,11 +38,11 @@ run() {
 		'BEGIN { printf "| %-22s | %8.1f | %9.3f |\n", l, g / 1e6, (a + b) ? a / (a + b) : 0 }'
 }
 
-echo "| weights a:b, traffic   | Mbit/s   | a's share |"
-echo "| ---------------------- | -------- | --------- |"
+echo "| weights dsl:lte, traffic | Mbit/s | dsl's share |"
+echo "| --- | --- | --- |"
 for w in 1:1 1:3 3:1; do
-	wb uplink set a weight "${w%:*}" >/dev/null
-	wb uplink set b weight "${w#*:}" >/dev/null
+	wb uplink set dsl weight "${w%:*}" >/dev/null
+	wb uplink set lte weight "${w#*:}" >/dev/null
 	run "$w, UDP 40 Mbit/s" -u -b 40M -l 1200
 	run "$w, TCP at 40 Mbit/s" -b 40M
 done

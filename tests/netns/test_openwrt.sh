@@ -31,17 +31,7 @@ fi
 
 TMP=$(mktemp -d /tmp/wanbond-openwrt.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
-fails=0 checks=0
-expect() {
-	local label=$1; shift
-	checks=$((checks + 1))
-	if "$@"; then
-		printf '  ok    %s\n' "$label"
-	else
-		printf '  FAIL  %s\n' "$label"
-		fails=$((fails + 1))
-	fi
-}
+source tests/checks.sh
 
 cp -a "$ROOT" "$TMP/root"
 R=$TMP/root
@@ -57,27 +47,22 @@ sed -e "s|option enabled '0'|option enabled '1'|" -e '/option fwmark/d' "$FILES/
 
 echo "a. the root's ash -n"
 for f in uci.sh; do
-	expect "ash -n $f" chroot "$R" /bin/ash -n "/usr/share/wanbond/$f"
+	nt_expect_true "ash -n $f" chroot "$R" /bin/ash -n "/usr/share/wanbond/$f"
 done
 for f in wanbond.init wanbond.hotplug wanbond.defaults wanbond.rpcd; do
-	expect "ash -n $f" chroot "$R" /bin/ash -n "/tmp/wanbond-test/$f"
+	nt_expect_true "ash -n $f" chroot "$R" /bin/ash -n "/tmp/wanbond-test/$f"
 done
 
 echo "b. the generator with OpenWrt's config_load"
 chroot "$R" /bin/ash -c '. /lib/functions.sh; . /lib/functions/network.sh; . /usr/share/wanbond/uci.sh;
 	config_load wanbond; wanbond_generate home /var/etc/wanbond/home.conf' && rc=0 || rc=$?
-expect "the example, every uplink marked: written (exit $rc)" test "$rc" = 0
+nt_expect_true "the example, every uplink marked: written (exit $rc)" test "$rc" = 0
 if [ -f "$R/var/etc/wanbond/home.conf" ]; then
 	sed 's/^/      /' "$R/var/etc/wanbond/home.conf"
 	sed -i "s|\"/etc/wanbond/wanbond.key\"|\"$R/etc/wanbond/wanbond.key\"|" "$R/var/etc/wanbond/home.conf"
-	expect "wanbondd --check passes" "$WANBONDD" --check -c "$R/var/etc/wanbond/home.conf"
+	nt_expect_true "wanbondd --check passes" "$WANBONDD" --check -c "$R/var/etc/wanbond/home.conf"
 else
-	expect "the file is there" false
+	nt_expect_true "the file is there" false
 fi
 
-if [ "$fails" -eq 0 ]; then
-	echo "test_openwrt: $checks checks passed"
-	exit 0
-fi
-echo "test_openwrt: $fails of $checks checks FAILED"
-exit 1
+nt_finish

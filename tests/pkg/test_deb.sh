@@ -18,22 +18,10 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 BUILD=${1:-build}
-checks=0
-fails=0
+source tests/checks.sh
 installed=""
 instance_enabled=""
 TMP=""
-
-expect_true() {
-	local label=$1; shift
-	checks=$((checks + 1))
-	if "$@"; then
-		printf '  ok    %s\n' "$label"
-	else
-		printf '  FAIL  %s\n' "$label"
-		fails=$((fails + 1))
-	fi
-}
 
 die() {
 	echo "test_deb: $*" >&2
@@ -91,9 +79,9 @@ start=$(date +%s)
 RC=0
 DEB_BUILD_OPTIONS="parallel=2 nocheck" nice make deb BUILD="$BUILD" >"$BUILD/deb/build.log" 2>&1 || RC=$?
 [ "$RC" -eq 0 ] || tail -n 30 "$BUILD/deb/build.log" | sed 's/^/    /'
-expect_true "make deb: exit status 0 ($(($(date +%s) - start)) s; log in $BUILD/deb/build.log)" [ "$RC" -eq 0 ]
+nt_expect_true "make deb: exit status 0 ($(($(date +%s) - start)) s; log in $BUILD/deb/build.log)" [ "$RC" -eq 0 ]
 [ -f "$DEB" ] || die "no $DEB"
-expect_true "dpkg-buildpackage left nothing beside the source" \
+nt_expect_true "dpkg-buildpackage left nothing beside the source" \
 	[ -z "$(find .. -maxdepth 1 -name "wanbond*_${VERSION}_*" 2>/dev/null)" ]
 
 echo "case lintian"
@@ -102,56 +90,56 @@ LINTIAN=$(lintian --fail-on error,warning "$CHANGES" 2>&1) || RC=$?
 # lintian says that it runs as root; any other line is one of its tags.
 TAGS=$(grep -v '^running with root privileges' <<<"$LINTIAN" || true)
 [ -z "$TAGS" ] || printf '%s\n' "$TAGS" | sed 's/^/    /'
-expect_true "lintian: no error, no warning (exit status $RC)" [ "$RC" -eq 0 ]
-expect_true "lintian: no tag at all, info included" [ -z "$TAGS" ]
+nt_expect_true "lintian: no error, no warning (exit status $RC)" [ "$RC" -eq 0 ]
+nt_expect_true "lintian: no tag at all, info included" [ -z "$TAGS" ]
 
 echo "case install"
 RC=0
 OUT=$(dpkg -i "$DEB" 2>&1) || RC=$?
 installed=yes
 [ "$RC" -eq 0 ] || printf '%s\n' "$OUT" | sed 's/^/    /'
-expect_true "dpkg -i: exit status 0" [ "$RC" -eq 0 ]
-expect_true "dpkg state: installed" [ "$(package_state)" = installed ]
+nt_expect_true "dpkg -i: exit status 0" [ "$RC" -eq 0 ]
+nt_expect_true "dpkg state: installed" [ "$(package_state)" = installed ]
 FILES=$(dpkg -L wanbond)
 UNITDIR=$(dirname "$(grep -m1 '/systemd/system/wanbond@.service$' <<<"$FILES")")
 has_file() { grep -qx -- "$1" <<<"$FILES" && [ -e "$1" ]; }
-expect_true "the daemon: /usr/sbin/wanbondd" has_file /usr/sbin/wanbondd
-expect_true "the CLI: /usr/bin/wanbond" has_file /usr/bin/wanbond
-expect_true "not the test tool linkem" [ -z "$(grep linkem <<<"$FILES")" ]
-expect_true "the template unit: $UNITDIR/wanbond@.service" has_file "$UNITDIR/wanbond@.service"
-expect_true "the target: $UNITDIR/wanbond.target" has_file "$UNITDIR/wanbond.target"
-expect_true "the unit runs /usr/sbin/wanbondd" \
+nt_expect_true "the daemon: /usr/sbin/wanbondd" has_file /usr/sbin/wanbondd
+nt_expect_true "the CLI: /usr/bin/wanbond" has_file /usr/bin/wanbond
+nt_expect_true "not the test tool linkem" [ -z "$(grep linkem <<<"$FILES")" ]
+nt_expect_true "the template unit: $UNITDIR/wanbond@.service" has_file "$UNITDIR/wanbond@.service"
+nt_expect_true "the target: $UNITDIR/wanbond.target" has_file "$UNITDIR/wanbond.target"
+nt_expect_true "the unit runs /usr/sbin/wanbondd" \
 	grep -qx 'ExecStart=/usr/sbin/wanbondd -c /etc/wanbond/%i.conf' "$UNITDIR/wanbond@.service"
 for example in vps router; do
-	expect_true "the example: /usr/share/doc/wanbond/examples/$example.conf" \
+	nt_expect_true "the example: /usr/share/doc/wanbond/examples/$example.conf" \
 		has_file /usr/share/doc/wanbond/examples/$example.conf
 done
-expect_true "/etc/wanbond: the package's directory" has_file /etc/wanbond
-expect_true "/etc/wanbond: root's, mode 0700 ($(stat -c %a:%U:%G /etc/wanbond 2>&1))" \
+nt_expect_true "/etc/wanbond: the package's directory" has_file /etc/wanbond
+nt_expect_true "/etc/wanbond: root's, mode 0700 ($(stat -c %a:%U:%G /etc/wanbond 2>&1))" \
 	[ "$(stat -c %F:%a:%U:%G /etc/wanbond 2>&1)" = directory:700:root:root ]
 for page in wanbondd wanbond; do
-	expect_true "man 8 $page: /usr/share/man/man8/$page.8.gz" \
+	nt_expect_true "man 8 $page: /usr/share/man/man8/$page.8.gz" \
 		[ "$(man -w 8 "$page" 2>/dev/null)" = "/usr/share/man/man8/$page.8.gz" ]
 done
 
 echo "case units"
 RC=0
 OUT=$(systemd-analyze verify "$UNITDIR/wanbond@example.service" "$UNITDIR/wanbond.target" 2>&1) || RC=$?
-expect_true "systemd-analyze verify wanbond@example.service wanbond.target: exit status 0" [ "$RC" -eq 0 ]
+nt_expect_true "systemd-analyze verify wanbond@example.service wanbond.target: exit status 0" [ "$RC" -eq 0 ]
 # verify exits 0 after warnings (an unknown key, a missing man page): any line naming our units fails.
 OURS=$(grep wanbond <<<"$OUT" || true)
 [ -z "$OURS" ] || printf '%s\n' "$OURS" | sed 's/^/    /'
-expect_true "systemd-analyze verify: nothing said about our units" [ -z "$OURS" ]
-expect_true "wanbond.target enabled by the package" \
+nt_expect_true "systemd-analyze verify: nothing said about our units" [ -z "$OURS" ]
+nt_expect_true "wanbond.target enabled by the package" \
 	[ "$(systemctl is-enabled wanbond.target 2>/dev/null)" = enabled ]
 RC=0
 systemctl enable wanbond@example.service >/dev/null 2>&1 || RC=$?
 instance_enabled=yes
-expect_true "systemctl enable wanbond@example.service: exit status 0" [ "$RC" -eq 0 ]
-expect_true "... linked into wanbond.target" [ -L /etc/systemd/system/wanbond.target.wants/wanbond@example.service ]
+nt_expect_true "systemctl enable wanbond@example.service: exit status 0" [ "$RC" -eq 0 ]
+nt_expect_true "... linked into wanbond.target" [ -L /etc/systemd/system/wanbond.target.wants/wanbond@example.service ]
 systemctl disable wanbond@example.service >/dev/null 2>&1
 instance_enabled=""
-expect_true "systemctl disable wanbond@example.service: link removed" \
+nt_expect_true "systemctl disable wanbond@example.service: link removed" \
 	[ ! -e /etc/systemd/system/wanbond.target.wants/wanbond@example.service ]
 
 echo "case programs"
@@ -161,7 +149,7 @@ for example in vps router; do
 	file=/usr/share/doc/wanbond/examples/$example.conf
 	RC=0
 	OUT=$(/usr/sbin/wanbondd --check -c "$file" 2>"$TMP/stderr") || RC=$?
-	expect_true "wanbondd --check -c $file: '$OUT', exit status $RC" [ "$OUT;$RC" = "$file: ok;0" ]
+	nt_expect_true "wanbondd --check -c $file: '$OUT', exit status $RC" [ "$OUT;$RC" = "$file: ok;0" ]
 done
 # The server's example as docs/debian.md installs it: a private key of its
 # own in a key file, the file readable by root only. It checks without a
@@ -172,26 +160,26 @@ done
 	sed "s|^private_key = .*|private_key_file = \"$TMP/vps.key\";|" /usr/share/doc/wanbond/examples/vps.conf >"$TMP/vps.conf"
 )
 PUB=$(/usr/sbin/wanbondd --pubkey <"$TMP/vps.key")
-expect_true "wanbondd --genkey, --pubkey: a base64 key of 32 bytes" grep -qE '^[A-Za-z0-9+/]{43}=$' <<<"$PUB"
-expect_true "the copy names the key file" grep -q "^private_key_file = \"$TMP/vps.key\";" "$TMP/vps.conf"
-expect_true "... and no inline key" [ -z "$(grep '^private_key =' "$TMP/vps.conf")" ]
+nt_expect_true "wanbondd --genkey, --pubkey: a base64 key of 32 bytes" grep -qE '^[A-Za-z0-9+/]{43}=$' <<<"$PUB"
+nt_expect_true "the copy names the key file" grep -q "^private_key_file = \"$TMP/vps.key\";" "$TMP/vps.conf"
+nt_expect_true "... and no inline key" [ -z "$(grep '^private_key =' "$TMP/vps.conf")" ]
 RC=0
 OUT=$(/usr/sbin/wanbondd --check -c "$TMP/vps.conf" 2>"$TMP/stderr") || RC=$?
 sed 's/^/    /' "$TMP/stderr"
-expect_true "wanbondd --check on the copy: ok, exit status $RC" [ "$OUT;$RC" = "$TMP/vps.conf: ok;0" ]
-expect_true "... and no warning" [ ! -s "$TMP/stderr" ]
+nt_expect_true "wanbondd --check on the copy: ok, exit status $RC" [ "$OUT;$RC" = "$TMP/vps.conf: ok;0" ]
+nt_expect_true "... and no warning" [ ! -s "$TMP/stderr" ]
 mkdir "$TMP/empty"
 RC=0
 /usr/bin/wanbond -d "$TMP/empty" show >/dev/null 2>&1 || RC=$?
-expect_true "wanbond show without a daemon: exit status 3" [ "$RC" -eq 3 ]
+nt_expect_true "wanbond show without a daemon: exit status 3" [ "$RC" -eq 3 ]
 
 echo "case remove"
 CONFFILES=$(dpkg-query -W -f='${Conffiles}\n' wanbond | awk 'NF { print $1 }')
 RC=0
 OUT=$(dpkg -r wanbond 2>&1) || RC=$?
 [ "$RC" -eq 0 ] || printf '%s\n' "$OUT" | sed 's/^/    /'
-expect_true "dpkg -r: exit status 0" [ "$RC" -eq 0 ]
-expect_true "dpkg state: config-files (until the purge)" [ "$(package_state)" = config-files ]
+nt_expect_true "dpkg -r: exit status 0" [ "$RC" -eq 0 ]
+nt_expect_true "dpkg state: config-files (until the purge)" [ "$(package_state)" = config-files ]
 # Each path the package had is gone, but a conffile and a directory another package has too (/usr/bin).
 left=""
 looked=0
@@ -205,27 +193,22 @@ while IFS= read -r path; do
 	fi
 	left="$left $path"
 done <<<"$FILES"
-expect_true "nothing of the package's $looked paths left (${left:-none left})" [ -z "$left" ]
+nt_expect_true "nothing of the package's $looked paths left (${left:-none left})" [ -z "$left" ]
 # deb-systemd-helper keeps the target's enablement until the purge, so that
 # a package installed again comes back enabled (or not) as it was.
-expect_true "wanbond.target's enablement kept until the purge" \
+nt_expect_true "wanbond.target's enablement kept until the purge" \
 	[ -L /etc/systemd/system/multi-user.target.wants/wanbond.target ]
 
 echo "case purge"
 RC=0
 OUT=$(dpkg -P wanbond 2>&1) || RC=$?
 [ "$RC" -eq 0 ] || printf '%s\n' "$OUT" | sed 's/^/    /'
-expect_true "dpkg -P: exit status 0" [ "$RC" -eq 0 ]
+nt_expect_true "dpkg -P: exit status 0" [ "$RC" -eq 0 ]
 installed=""
-expect_true "dpkg state: not installed" [ "$(package_state)" = not-installed ]
-expect_true "wanbond.target's enablement gone" [ ! -L /etc/systemd/system/multi-user.target.wants/wanbond.target ]
+nt_expect_true "dpkg state: not installed" [ "$(package_state)" = not-installed ]
+nt_expect_true "wanbond.target's enablement gone" [ ! -L /etc/systemd/system/multi-user.target.wants/wanbond.target ]
 AFTER=$(wanbond_paths)
 [ "$AFTER" = "$BEFORE" ] || diff <(printf '%s\n' "$BEFORE") <(printf '%s\n' "$AFTER") | sed 's/^/    /'
-expect_true "the machine's wanbond paths as before the test" [ "$AFTER" = "$BEFORE" ]
+nt_expect_true "the machine's wanbond paths as before the test" [ "$AFTER" = "$BEFORE" ]
 
-if [ "$fails" -eq 0 ]; then
-	printf 'test_deb: %d checks passed\n' "$checks"
-	exit 0
-fi
-printf 'test_deb: %d of %d checks FAILED\n' "$fails" "$checks"
-exit 1
+nt_finish

@@ -241,12 +241,17 @@ wanbond_generate() {
 		return "$rc"
 	fi
 	chmod 0600 "$file.new"
-	if cmp -s "$file.new" "$file"; then
-		rm -f "$file.new"
+	wanbond_replace_if_changed "$file.new" "$file"
+}
+
+# wanbond_replace_if_changed NEW FILE: NEW becomes FILE if their bytes
+# differ, else it goes: procd sees a new checksum only for a real change.
+wanbond_replace_if_changed() {
+	if cmp -s "$1" "$2"; then
+		rm -f "$1"
 	else
-		mv -f "$file.new" "$file"
+		mv -f "$1" "$2"
 	fi
-	return 0
 }
 
 # wanbond_prepare BOND FILE: FILE made ready for the bond's daemon. The
@@ -270,12 +275,7 @@ wanbond_prepare() {
 		return 1
 	fi
 	WANBOND_ERROR=""
-	if cmp -s "$next" "$file"; then
-		rm -f "$next"
-	else
-		mv -f "$next" "$file"
-	fi
-	return 0
+	wanbond_replace_if_changed "$next" "$file"
 }
 
 # ---- first install (the uci-defaults script) ------------------------------------------------
