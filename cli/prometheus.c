@@ -242,6 +242,19 @@ static const struct counter_meta uplink_meta[WB_CTL_N_UPLINK_COUNTERS] = {
 };
 #undef U
 
+#define D(f) [WB_CTL_DEVICE_COUNTER_ONCE_##f]
+static const struct counter_meta device_meta[WB_CTL_N_DEVICE_COUNTERS] = {
+	D(rx_datagrams) = { "Datagrams received on the daemon's sockets (every bond's of this daemon)." },
+	D(short_or_unknown) = { "Datagrams too short for their type, or of no type we know." },
+	D(unknown_index) = { "Messages for a session or handshake the daemon does not have." },
+	D(bad_mac1) = { "Handshake messages not meant for this daemon: dropped at a hash." },
+	D(unknown_peer) = { "Initiations from a key that is none of the daemon's peers." },
+	D(under_load) = { "Handshake messages that met the load limit." },
+	D(rate_limited) = { "Initiations with a valid cookie refused by the per-source limit." },
+	D(cookie_replies_sent) = { "Cookie replies sent instead of a handshake response, under load." },
+};
+#undef D
+
 /* One family per counter: wanbond_bond_NAME_total (or the gauge's name), a sample per bond. */
 static void put_bond_counters(FILE *f, const struct cli_bond *bonds, int n)
 {
@@ -282,6 +295,28 @@ static void put_uplink_counters(FILE *f, const struct cli_bond *bonds, int n)
 				put_sample_start(f, name, suffix, &bonds[i], u);
 				put_value(f, (struct value){ v[k], 0 });
 			}
+	}
+}
+
+/*
+ * The device's counters, a sample per bond as the others: the bonds of one
+ * daemon (a server's peers) share its sockets and show the same values,
+ * so they are aggregated with max, not sum.
+ */
+static void put_device_counters(FILE *f, const struct cli_bond *bonds, int n)
+{
+	char name[96];
+
+	for (int k = 0; k < WB_CTL_N_DEVICE_COUNTERS; k++) {
+		snprintf(name, sizeof(name), "wanbond_device_%s", wb_ctl_device_counter_names[k]);
+		put_family(f, name, "_total", "counter", device_meta[k].help);
+		for (int i = 0; i < n; i++) {
+			uint64_t v[WB_CTL_N_DEVICE_COUNTERS];
+
+			wb_ctl_device_counter_values(&bonds[i].dev, v);
+			put_sample_start(f, name, "_total", &bonds[i], NULL);
+			put_value(f, (struct value){ v[k], 0 });
+		}
 	}
 }
 
@@ -386,6 +421,7 @@ void cli_print_prometheus(FILE *f, const struct cli_bond *bonds, int n)
 	put_bond_info(f, bonds, n);
 	put_bond_gauges(f, bonds, n);
 	put_bond_counters(f, bonds, n);
+	put_device_counters(f, bonds, n);
 	put_uplink_info(f, bonds, n);
 	put_uplink_state(f, bonds, n);
 	put_uplink_gauges(f, bonds, n);

@@ -49,6 +49,7 @@ static int take_bond(const struct wb_ctl_msg *m, void *data)
 	b->sched_off = u32_or(m->a[WB_CTL_A_SCHED_OFF], 0);
 	b->mtu = u32_or(m->a[WB_CTL_A_MTU], 0);
 	wb_ctl_bond_counters_from(&m->counters, &b->c);
+	wb_ctl_device_counters_from(&m->device_counters, &b->dev);
 	return 0;
 }
 
@@ -305,6 +306,9 @@ static void json_bond_keys(FILE *f, const struct cli_bond *b)
 #define VALUE_OF(x) b->c.x,
 	const uint64_t v[] = { WB_CTL_BOND_COUNTERS(VALUE_OF) };
 #undef VALUE_OF
+#define VALUE_OF(x) b->dev.x,
+	const uint64_t dv[] = { WB_CTL_DEVICE_COUNTERS(VALUE_OF) };
+#undef VALUE_OF
 	char rules[160];
 
 	cli_rules_off(rules, sizeof(rules), b->sched_off);
@@ -328,6 +332,8 @@ static void json_bond_keys(FILE *f, const struct cli_bond *b)
 		   ",\"memory\":%" PRIu64 ",\"uptime_ns\":%" PRIu64 ",\"counters\":",
 		b->mtu, b->send_buffer, b->receive_window, b->send_queue, b->memory, b->uptime);
 	json_counters(f, wb_ctl_bond_counter_names, v, WB_CTL_N_BOND_COUNTERS);
+	fputs(",\"device_counters\":", f);
+	json_counters(f, wb_ctl_device_counter_names, dv, WB_CTL_N_DEVICE_COUNTERS);
 }
 
 void cli_print_json(FILE *f, const struct cli_bond *b, bool first)
@@ -412,6 +418,9 @@ void cli_print_stats(FILE *f, const struct cli_bond *b, bool brief)
 #define VALUE_OF(x) b->c.x,
 	const uint64_t v[] = { WB_CTL_BOND_COUNTERS(VALUE_OF) };
 #undef VALUE_OF
+#define VALUE_OF(x) b->dev.x,
+	const uint64_t dv[] = { WB_CTL_DEVICE_COUNTERS(VALUE_OF) };
+#undef VALUE_OF
 	char who[80];
 
 	stats_lines(f, b->name, wb_ctl_bond_counter_names, v, WB_CTL_N_BOND_COUNTERS, brief);
@@ -423,4 +432,6 @@ void cli_print_stats(FILE *f, const struct cli_bond *b, bool brief)
 		snprintf(who, sizeof(who), "%s/%s", b->name, b->up[i].name);
 		stats_lines(f, who, wb_ctl_uplink_counter_names, uv, WB_CTL_N_UPLINK_COUNTERS, brief);
 	}
+	snprintf(who, sizeof(who), "%s:device", b->name);
+	stats_lines(f, who, wb_ctl_device_counter_names, dv, WB_CTL_N_DEVICE_COUNTERS, brief);
 }

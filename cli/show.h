@@ -30,6 +30,7 @@ struct cli_bond {
 	uint64_t handshake_ago, uptime, send_buffer, receive_window, send_queue, memory;
 	uint32_t sched_off, mtu;
 	struct wb_bond_counters c;
+	struct wb_device_counters dev; /* the daemon's, shared by its bonds */
 	int n_uplinks;
 	struct cli_uplink up[WB_MAX_UPLINKS];
 };
@@ -47,7 +48,10 @@ void cli_print_json(FILE *f, const struct cli_bond *b, bool first);
  */
 void cli_print_status(FILE *f, const struct cli_bond *b, bool first);
 void cli_print_dump(FILE *f, const struct cli_bond *b);
-/* Counters "bond NAME value" lines, each uplink's after; brief: only non-zero ones. */
+/*
+ * Counters "bond NAME value" lines, each uplink's after ("bond/uplink"),
+ * then the device's ("bond:device"); brief: only non-zero ones.
+ */
 void cli_print_stats(FILE *f, const struct cli_bond *b, bool brief);
 /* The names of the rules turned off, comma-separated, "none" if none. */
 void cli_rules_off(char *out, size_t len, uint32_t off);

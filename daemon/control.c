@@ -121,7 +121,9 @@ static bool put_bond(struct ctl_server *srv, struct nlmsghdr *nlh, uint64_t now)
 	mnl_attr_put_u64(nlh, WB_CTL_A_SEND_QUEUE, s.send_queue);
 	mnl_attr_put_u64(nlh, WB_CTL_A_MEMORY, s.memory);
 	mnl_attr_put_u64(nlh, WB_CTL_A_UPTIME, now - d->started_ns);
-	return wb_ctl_put_bond_counters(nlh, WB_CTL_A_COUNTERS, &c);
+	/* Not since a reset: the device's are every bond's of this daemon, and one bond's reset is its own. */
+	return wb_ctl_put_bond_counters(nlh, WB_CTL_A_COUNTERS, &c) &&
+	       wb_ctl_put_device_counters(nlh, WB_CTL_A_DEVICE_COUNTERS, wb_device_counters(d->dev));
 }
 
 static bool put_uplink(struct ctl_server *srv, struct nlmsghdr *nlh, const struct wb_uplink_status *u, uint64_t now)

@@ -24,6 +24,7 @@
 #define NAME_OF(f) #f,
 const char *const wb_ctl_bond_counter_names[WB_CTL_N_BOND_COUNTERS] = { WB_CTL_BOND_COUNTERS(NAME_OF) };
 const char *const wb_ctl_uplink_counter_names[WB_CTL_N_UPLINK_COUNTERS] = { WB_CTL_UPLINK_COUNTERS(NAME_OF) };
+const char *const wb_ctl_device_counter_names[WB_CTL_N_DEVICE_COUNTERS] = { WB_CTL_DEVICE_COUNTERS(NAME_OF) };
 
 /* What an attribute must be: its type and, for strings, the longest text. */
 struct attr_rule {
@@ -51,6 +52,7 @@ static const struct attr_rule top_rules[WB_CTL_A_COUNT] = {
 	[WB_CTL_A_COUNTERS] = { MNL_TYPE_NESTED, 0 },
 	[WB_CTL_A_UPLINK] = { MNL_TYPE_NESTED, 0 },
 	[WB_CTL_A_EVENT] = { MNL_TYPE_NESTED, 0 },
+	[WB_CTL_A_DEVICE_COUNTERS] = { MNL_TYPE_NESTED, 0 },
 };
 
 static const struct attr_rule uplink_rules[WB_CTL_U_COUNT] = {
@@ -194,6 +196,13 @@ void wb_ctl_uplink_counter_values(const struct wb_uplink_counters *c, uint64_t v
 	int i = 0;
 
 	WB_CTL_UPLINK_COUNTERS(WRITE_ONE)
+}
+
+void wb_ctl_device_counter_values(const struct wb_device_counters *c, uint64_t v[WB_CTL_N_DEVICE_COUNTERS])
+{
+	int i = 0;
+
+	WB_CTL_DEVICE_COUNTERS(WRITE_ONE)
 #undef WRITE_ONE
 }
 
@@ -213,6 +222,14 @@ bool wb_ctl_put_uplink_counters(struct nlmsghdr *nlh, uint16_t type, const struc
 	return put_counters(nlh, type, v, WB_CTL_N_UPLINK_COUNTERS);
 }
 
+bool wb_ctl_put_device_counters(struct nlmsghdr *nlh, uint16_t type, const struct wb_device_counters *c)
+{
+	uint64_t v[WB_CTL_N_DEVICE_COUNTERS];
+
+	wb_ctl_device_counter_values(c, v);
+	return put_counters(nlh, type, v, WB_CTL_N_DEVICE_COUNTERS);
+}
+
 void wb_ctl_bond_counters_from(const struct wb_ctl_counters *in, struct wb_bond_counters *out)
 {
 	int i = 0;
@@ -228,6 +245,14 @@ void wb_ctl_uplink_counters_from(const struct wb_ctl_counters *in, struct wb_upl
 
 	memset(out, 0, sizeof(*out));
 	WB_CTL_UPLINK_COUNTERS(READ_ONE)
+}
+
+void wb_ctl_device_counters_from(const struct wb_ctl_counters *in, struct wb_device_counters *out)
+{
+	int i = 0;
+
+	memset(out, 0, sizeof(*out));
+	WB_CTL_DEVICE_COUNTERS(READ_ONE)
 #undef READ_ONE
 }
 
@@ -509,6 +534,9 @@ int wb_ctl_parse(const struct nlmsghdr *nlh, size_t len, enum wb_ctl_dir dir, st
 		rc = parse_counters(m->a[WB_CTL_A_COUNTERS], WB_CTL_N_BOND_COUNTERS, &m->counters, err, err_len);
 	if (!rc && m->u[WB_CTL_U_COUNTERS])
 		rc = parse_counters(m->u[WB_CTL_U_COUNTERS], WB_CTL_N_UPLINK_COUNTERS, &m->uplink_counters, err, err_len);
+	if (!rc && m->a[WB_CTL_A_DEVICE_COUNTERS])
+		rc = parse_counters(m->a[WB_CTL_A_DEVICE_COUNTERS], WB_CTL_N_DEVICE_COUNTERS, &m->device_counters, err,
+				    err_len);
 	if (!rc && strict)
 		rc = check_request_values(m, err, err_len);
 	if (rc)

@@ -69,6 +69,7 @@ enum wb_ctl_attr {
 	WB_CTL_A_COUNTERS,       /* nested: bond counters, WB_CTL_BOND_COUNTERS order */
 	WB_CTL_A_UPLINK,         /* nested: enum wb_ctl_uplink_attr */
 	WB_CTL_A_EVENT,          /* nested: enum wb_ctl_event_attr */
+	WB_CTL_A_DEVICE_COUNTERS, /* nested: the daemon's device counters, WB_CTL_DEVICE_COUNTERS order (GET_BOND) */
 	WB_CTL_A_COUNT
 };
 
@@ -144,9 +145,19 @@ enum wb_ctl_event {
 	X(probes_sent) X(probe_acks) X(endpoint_changes) X(went_down) X(data_packets) X(retransmits)     \
 	X(acks_sent) X(reinjected) X(penalties) X(bad_acks) X(pmtu_probes) X(pmtu_lowered)
 
+/*
+ * The device's: datagrams on the daemon's sockets before any bond owns
+ * them (a server's port is shared by all its peers), so every bond of one
+ * daemon reports the same values.
+ */
+#define WB_CTL_DEVICE_COUNTERS(X)                                                                       \
+	X(rx_datagrams) X(short_or_unknown) X(unknown_index) X(bad_mac1) X(unknown_peer) X(under_load)    \
+	X(rate_limited) X(cookie_replies_sent)
+
 #define WB_CTL_COUNT_ONE(f) +1
 enum { WB_CTL_N_BOND_COUNTERS = 0 WB_CTL_BOND_COUNTERS(WB_CTL_COUNT_ONE),
-       WB_CTL_N_UPLINK_COUNTERS = 0 WB_CTL_UPLINK_COUNTERS(WB_CTL_COUNT_ONE) };
+       WB_CTL_N_UPLINK_COUNTERS = 0 WB_CTL_UPLINK_COUNTERS(WB_CTL_COUNT_ONE),
+       WB_CTL_N_DEVICE_COUNTERS = 0 WB_CTL_DEVICE_COUNTERS(WB_CTL_COUNT_ONE) };
 
 /*
  * Each list holds its struct's fields (counters.h), every one once: a
@@ -158,20 +169,27 @@ enum { WB_CTL_N_BOND_COUNTERS = 0 WB_CTL_BOND_COUNTERS(WB_CTL_COUNT_ONE),
 	_Static_assert(sizeof(((struct type *)0)->f) == sizeof(uint64_t), #f " is a u64 of struct " #type);
 #define WB_CTL_BOND_COUNTER_IS_FIELD(f) WB_CTL_COUNTER_IS_FIELD(wb_bond_counters, f)
 #define WB_CTL_UPLINK_COUNTER_IS_FIELD(f) WB_CTL_COUNTER_IS_FIELD(wb_uplink_counters, f)
+#define WB_CTL_DEVICE_COUNTER_IS_FIELD(f) WB_CTL_COUNTER_IS_FIELD(wb_device_counters, f)
 WB_CTL_BOND_COUNTERS(WB_CTL_BOND_COUNTER_IS_FIELD)
 WB_CTL_UPLINK_COUNTERS(WB_CTL_UPLINK_COUNTER_IS_FIELD)
+WB_CTL_DEVICE_COUNTERS(WB_CTL_DEVICE_COUNTER_IS_FIELD)
 #define WB_CTL_BOND_COUNTER_ONCE(f) WB_CTL_BOND_COUNTER_ONCE_##f,
 #define WB_CTL_UPLINK_COUNTER_ONCE(f) WB_CTL_UPLINK_COUNTER_ONCE_##f,
+#define WB_CTL_DEVICE_COUNTER_ONCE(f) WB_CTL_DEVICE_COUNTER_ONCE_##f,
 enum { WB_CTL_BOND_COUNTERS(WB_CTL_BOND_COUNTER_ONCE) };
 enum { WB_CTL_UPLINK_COUNTERS(WB_CTL_UPLINK_COUNTER_ONCE) };
+enum { WB_CTL_DEVICE_COUNTERS(WB_CTL_DEVICE_COUNTER_ONCE) };
 _Static_assert(sizeof(struct wb_bond_counters) == WB_CTL_N_BOND_COUNTERS * sizeof(uint64_t),
 	       "every field of struct wb_bond_counters is in WB_CTL_BOND_COUNTERS");
 _Static_assert(sizeof(struct wb_uplink_counters) == WB_CTL_N_UPLINK_COUNTERS * sizeof(uint64_t),
 	       "every field of struct wb_uplink_counters is in WB_CTL_UPLINK_COUNTERS");
+_Static_assert(sizeof(struct wb_device_counters) == WB_CTL_N_DEVICE_COUNTERS * sizeof(uint64_t),
+	       "every field of struct wb_device_counters is in WB_CTL_DEVICE_COUNTERS");
 
 /* The counters' names, in attribute order (index = type - 1). */
 extern const char *const wb_ctl_bond_counter_names[WB_CTL_N_BOND_COUNTERS];
 extern const char *const wb_ctl_uplink_counter_names[WB_CTL_N_UPLINK_COUNTERS];
+extern const char *const wb_ctl_device_counter_names[WB_CTL_N_DEVICE_COUNTERS];
 
 /* A counter set read from a message: values by index, and which were present. */
 struct wb_ctl_counters {
@@ -179,6 +197,7 @@ struct wb_ctl_counters {
 									: WB_CTL_N_UPLINK_COUNTERS];
 	uint64_t present; /* bit i: v[i] was in the message */
 };
+_Static_assert(WB_CTL_N_DEVICE_COUNTERS <= WB_CTL_N_BOND_COUNTERS, "a counter set holds the device's counters");
 
 /* A checked message: its command and attributes (pointers into the message). */
 struct wb_ctl_msg {
@@ -188,6 +207,7 @@ struct wb_ctl_msg {
 	const struct nlattr *e[WB_CTL_E_MAX_ATTR];   /* of WB_CTL_A_EVENT, if present */
 	struct wb_ctl_counters counters;              /* of WB_CTL_A_COUNTERS (the bond's) */
 	struct wb_ctl_counters uplink_counters;       /* of WB_CTL_U_COUNTERS */
+	struct wb_ctl_counters device_counters;       /* of WB_CTL_A_DEVICE_COUNTERS */
 };
 
 /* Which side a message came from: requests are held to each command's attributes. */
@@ -201,15 +221,18 @@ enum wb_ctl_dir { WB_CTL_REQUEST, WB_CTL_REPLY };
  */
 struct nlmsghdr *wb_ctl_msg_start(void *buf, uint8_t cmd, uint16_t flags, uint32_t seq);
 
-/* Adds the bond's or an uplink's counters as a nested attribute of type. */
+/* Adds the bond's, an uplink's or the device's counters as a nested attribute of type. */
 bool wb_ctl_put_bond_counters(struct nlmsghdr *nlh, uint16_t type, const struct wb_bond_counters *c);
 bool wb_ctl_put_uplink_counters(struct nlmsghdr *nlh, uint16_t type, const struct wb_uplink_counters *c);
+bool wb_ctl_put_device_counters(struct nlmsghdr *nlh, uint16_t type, const struct wb_device_counters *c);
 /* The counters' values in list order, beside the names above (the log prints them so). */
 void wb_ctl_bond_counter_values(const struct wb_bond_counters *c, uint64_t v[WB_CTL_N_BOND_COUNTERS]);
 void wb_ctl_uplink_counter_values(const struct wb_uplink_counters *c, uint64_t v[WB_CTL_N_UPLINK_COUNTERS]);
+void wb_ctl_device_counter_values(const struct wb_device_counters *c, uint64_t v[WB_CTL_N_DEVICE_COUNTERS]);
 /* A counter set back into the structures (absent counters read as zero). */
 void wb_ctl_bond_counters_from(const struct wb_ctl_counters *in, struct wb_bond_counters *out);
 void wb_ctl_uplink_counters_from(const struct wb_ctl_counters *in, struct wb_uplink_counters *out);
+void wb_ctl_device_counters_from(const struct wb_ctl_counters *in, struct wb_device_counters *out);
 
 /*
  * Checks a message of the family (len bytes at nlh) and fills m. Requests

@@ -63,7 +63,7 @@ static const enum kind top_kinds[WB_CTL_A_COUNT] = {
 	[WB_CTL_A_SCHED_SET_OFF] = K_U32,  [WB_CTL_A_MTU] = K_U32,            [WB_CTL_A_SEND_BUFFER] = K_U64,
 	[WB_CTL_A_RECEIVE_WINDOW] = K_U64, [WB_CTL_A_SEND_QUEUE] = K_U64,     [WB_CTL_A_MEMORY] = K_U64,
 	[WB_CTL_A_UPTIME] = K_U64,         [WB_CTL_A_COUNTERS] = K_NEST,      [WB_CTL_A_UPLINK] = K_NEST,
-	[WB_CTL_A_EVENT] = K_NEST,
+	[WB_CTL_A_EVENT] = K_NEST,         [WB_CTL_A_DEVICE_COUNTERS] = K_NEST,
 };
 
 static const enum kind uplink_kinds[WB_CTL_U_COUNT] = {
@@ -170,10 +170,12 @@ static void check_counters(const struct wb_ctl_msg *m)
 {
 	struct wb_bond_counters b;
 	struct wb_uplink_counters u;
+	struct wb_device_counters d;
 	unsigned i;
 
 	check_counter_set(&m->counters, m->a[WB_CTL_A_COUNTERS] ? WB_CTL_N_BOND_COUNTERS : 0);
 	check_counter_set(&m->uplink_counters, m->u[WB_CTL_U_COUNTERS] ? WB_CTL_N_UPLINK_COUNTERS : 0);
+	check_counter_set(&m->device_counters, m->a[WB_CTL_A_DEVICE_COUNTERS] ? WB_CTL_N_DEVICE_COUNTERS : 0);
 	i = 0;
 	wb_ctl_bond_counters_from(&m->counters, &b);
 #define SAME(f) CHECK(b.f == m->counters.v[i]); i++;
@@ -183,6 +185,11 @@ static void check_counters(const struct wb_ctl_msg *m)
 	wb_ctl_uplink_counters_from(&m->uplink_counters, &u);
 #define SAME(f) CHECK(u.f == m->uplink_counters.v[i]); i++;
 	WB_CTL_UPLINK_COUNTERS(SAME)
+#undef SAME
+	i = 0;
+	wb_ctl_device_counters_from(&m->device_counters, &d);
+#define SAME(f) CHECK(d.f == m->device_counters.v[i]); i++;
+	WB_CTL_DEVICE_COUNTERS(SAME)
 #undef SAME
 }
 
@@ -221,6 +228,9 @@ static void check_accepted(const struct wb_ctl_msg *m, const uint8_t *msg, size_
 		check_tiled(mnl_attr_get_payload(m->a[WB_CTL_A_COUNTERS]), payload_end(m->a[WB_CTL_A_COUNTERS]));
 	if (m->u[WB_CTL_U_COUNTERS])
 		check_tiled(mnl_attr_get_payload(m->u[WB_CTL_U_COUNTERS]), payload_end(m->u[WB_CTL_U_COUNTERS]));
+	if (m->a[WB_CTL_A_DEVICE_COUNTERS])
+		check_tiled(mnl_attr_get_payload(m->a[WB_CTL_A_DEVICE_COUNTERS]),
+			    payload_end(m->a[WB_CTL_A_DEVICE_COUNTERS]));
 	check_counters(m);
 }
 
@@ -229,7 +239,7 @@ static void check_request(const struct wb_ctl_msg *m)
 	const struct nlattr *const *a = m->a, *const *u = m->u;
 
 	CHECK(none(m->e, WB_CTL_E_MAX_ATTR));
-	CHECK(m->counters.present == 0 && m->uplink_counters.present == 0);
+	CHECK(m->counters.present == 0 && m->uplink_counters.present == 0 && m->device_counters.present == 0);
 	switch (m->cmd) {
 	case WB_CTL_CMD_SET_SCHED: {
 		uint32_t on = a[WB_CTL_A_SCHED_SET_ON] ? mnl_attr_get_u32(a[WB_CTL_A_SCHED_SET_ON]) : 0;

@@ -403,6 +403,7 @@ static void ctl_seeds(void)
 	uint8_t out[WB_CTL_MSG_MAX];
 	struct wb_bond_counters bc;
 	struct wb_uplink_counters uc;
+	struct wb_device_counters dc;
 	struct nlmsghdr *nlh, *e;
 	struct nlattr *n, *c;
 	uint64_t k = 0;
@@ -429,8 +430,11 @@ static void ctl_seeds(void)
 #define FILL(f) k++, f = 0x0101010100000000ull * k + k;
 #define FILL_B(f) FILL(bc.f)
 #define FILL_U(f) FILL(uc.f)
+#define FILL_D(f) FILL(dc.f)
 	WB_CTL_BOND_COUNTERS(FILL_B)
 	WB_CTL_UPLINK_COUNTERS(FILL_U)
+	WB_CTL_DEVICE_COUNTERS(FILL_D)
+#undef FILL_D
 #undef FILL_U
 #undef FILL_B
 #undef FILL
@@ -451,6 +455,9 @@ static void ctl_seeds(void)
 	mnl_attr_put_u64(nlh, WB_CTL_A_UPTIME, 86400000000000ull);
 	wb_ctl_put_bond_counters(nlh, WB_CTL_A_COUNTERS, &bc);
 	ctl_put("rep_bond", nlh);
+	/* The same with the device's counters, as a daemon with them sends it. */
+	wb_ctl_put_device_counters(nlh, WB_CTL_A_DEVICE_COUNTERS, &dc);
+	ctl_put("rep_bond_device", nlh);
 	nlh = ctl_start(WB_CTL_CMD_GET_UPLINKS, NLM_F_MULTI);
 	n = mnl_attr_nest_start(nlh, WB_CTL_A_UPLINK);
 	mnl_attr_put_strz(nlh, WB_CTL_U_NAME, "lte");

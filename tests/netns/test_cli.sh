@@ -94,6 +94,12 @@ nt_expect_true "stats: tun_rx_packets of home above 2 before the reset" test "${
 wb stats reset
 after=$(wb stats | awk '$1 == "home" && $2 == "tun_rx_packets" { print $3 }')
 nt_expect_range "stats reset: then tun_rx_packets reads" "$after" 0 2
+# The device's counters are the daemon's sockets': a reset of the bond's view leaves them.
+dev_before=$(awk '$1 == "home:device" && $2 == "rx_datagrams" { print $3 }' "$NT_TMP/stats.txt")
+dev_after=$(wb stats | awk '$1 == "home:device" && $2 == "rx_datagrams" { print $3 }')
+nt_expect_true "stats: the device's rx_datagrams, not zero, not reset ($dev_before, then $dev_after)" \
+	test "${dev_before:-0}" -gt 0 -a "${dev_after:-0}" -ge "${dev_before:-0}"
+nt_expect_true "-j show: device_counters, bad_mac1 among them" [ "$(json '.[0].device_counters | has("bad_mac1") and .rx_datagrams > 0')" = true ]
 
 # ---- b. monitor ------------------------------------------------------------------------
 echo "b. monitor while wan2 goes down and comes back"

@@ -96,6 +96,10 @@ nt_expect_true "server: home's session up" [ "$(value "$NT_TMP/server.prom" 'wan
 nt_expect_true "server: office's session not" [ "$(value "$NT_TMP/server.prom" 'wanbond_bond_session_up{bond="office"}')" = 0 ]
 nt_expect_true "server: office has no handshake age" [ -z "$(value "$NT_TMP/server.prom" 'wanbond_bond_handshake_age_seconds{bond="office"}')" ]
 nt_expect_true "server: both bonds' info" sh -c "grep -q '^wanbond_bond_info{bond=\"home\",role=\"server\"' '$NT_TMP/server.prom' && grep -q '^wanbond_bond_info{bond=\"office\",role=\"server\"' '$NT_TMP/server.prom'"
+# The device's counters: the server's one socket, the same under both its bonds.
+dgrams_home=$(value "$NT_TMP/server.prom" 'wanbond_device_rx_datagrams_total{bond="home"}')
+nt_expect_range "server: the device's datagrams received" "${dgrams_home:-0}" 1 100000000
+nt_expect_true "server: the device's counters the same under office" [ "$(value "$NT_TMP/server.prom" 'wanbond_device_rx_datagrams_total{bond="office"}')" = "$dgrams_home" ]
 missing=""
 for family in wanbond_uplink_up wanbond_uplink_state wanbond_uplink_enabled wanbond_uplink_backup wanbond_uplink_weight \
 	wanbond_uplink_rtt_seconds wanbond_uplink_min_rtt_seconds wanbond_uplink_rtt_variation_seconds wanbond_uplink_loss_ratio \

@@ -107,26 +107,32 @@ local function each_uplink(bonds, fn)
   end
 end
 
--- The counters' names found in the bonds (or their uplinks), sorted.
-local function counter_names(bonds, of_uplinks)
+-- The counters' names found in a list of counter objects, sorted.
+local function counter_names(sets)
   local seen, names = {}, {}
-  local function take(counters)
-    for name in pairs(counters or {}) do
+  for _, counters in ipairs(sets) do
+    for name in pairs(counters) do
       if not seen[name] then
         seen[name] = true
         names[#names + 1] = name
       end
     end
   end
-  for _, b in ipairs(bonds) do
-    if of_uplinks then
-      for _, u in ipairs(b.uplinks or {}) do take(u.counters) end
-    else
-      take(b.counters)
-    end
-  end
   table.sort(names)
   return names
+end
+
+-- The bonds' objects of one key ("counters", "device_counters"), in order.
+local function bond_sets(bonds, key)
+  local sets = {}
+  for _, b in ipairs(bonds) do sets[#sets + 1] = b[key] or {} end
+  return sets
+end
+
+local function uplink_sets(bonds)
+  local sets = {}
+  each_uplink(bonds, function(_, u) sets[#sets + 1] = u.counters or {} end)
+  return sets
 end
 
 local function scrape_bonds(bonds)
@@ -143,11 +149,19 @@ local function scrape_bonds(bonds)
       if v then m(bond_labels(b), v) end
     end
   end
-  for _, name in ipairs(counter_names(bonds, false)) do
+  for _, name in ipairs(counter_names(bond_sets(bonds, "counters"))) do
     local unit = bond_counter_gauges[name]
     local m = metric("wanbond_bond_" .. name .. (unit or "_total"), unit and "gauge" or "counter")
     for _, b in ipairs(bonds) do
       local v = number((b.counters or {})[name])
+      if v then m(bond_labels(b), v) end
+    end
+  end
+  -- The daemon's sockets', shared by its bonds: the same values under each bond.
+  for _, name in ipairs(counter_names(bond_sets(bonds, "device_counters"))) do
+    local m = metric("wanbond_device_" .. name .. "_total", "counter")
+    for _, b in ipairs(bonds) do
+      local v = number((b.device_counters or {})[name])
       if v then m(bond_labels(b), v) end
     end
   end
@@ -172,7 +186,7 @@ local function scrape_uplinks(bonds)
       if v then m(uplink_labels(b, u), v) end
     end)
   end
-  for _, name in ipairs(counter_names(bonds, true)) do
+  for _, name in ipairs(counter_names(uplink_sets(bonds))) do
     local m = metric("wanbond_uplink_" .. name .. "_total", "counter")
     each_uplink(bonds, function(b, u)
       local v = number((u.counters or {})[name])
