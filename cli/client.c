@@ -68,6 +68,15 @@ static int receive(struct ctl_conn *c, void *buf, size_t size)
 {
 	ssize_t n = recv(c->fd, buf, size, MSG_TRUNC);
 
+	/*
+	 * A daemon that closes a connection with our request unread in it (a
+	 * refusal: no slot free) makes the kernel report ECONNRESET first,
+	 * once; the refusal it sent before is still queued behind the error.
+	 */
+	if (n < 0 && errno == ECONNRESET)
+		n = recv(c->fd, buf, size, MSG_TRUNC | MSG_DONTWAIT);
+	if (n < 0 && (errno == ECONNRESET || errno == EAGAIN))
+		return -ECONNRESET;
 	if (n < 0)
 		return errno == EINTR ? -EINTR : -errno;
 	if (n == 0)
@@ -75,6 +84,28 @@ static int receive(struct ctl_conn *c, void *buf, size_t size)
 	if ((size_t)n > size)
 		return -EMSGSIZE;
 	return (int)n;
+}
+
+/*
+ * A send that failed because the daemon closed the connection: the error
+ * it sent before closing (why: no slot free) may still be queued. Returns
+ * that error, or rc.
+ */
+static int refusal_queued(struct ctl_conn *c, int rc)
+{
+	char buf[WB_CTL_MSG_MAX] __attribute__((aligned(4)));
+	const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
+	ssize_t n;
+
+	if (rc != -EPIPE && rc != -ECONNRESET)
+		return rc;
+	n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
+	if (n < 0 && errno == ECONNRESET)
+		n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
+	if (n < (ssize_t)sizeof(*nlh) || nlh->nlmsg_type != NLMSG_ERROR)
+		return rc;
+	n = take(c, nlh, (size_t)n, NULL, NULL);
+	return n < 0 ? (int)n : rc;
 }
 
 int ctl_request(struct ctl_conn *c, struct nlmsghdr *nlh, ctl_reply_cb cb, void *data)
@@ -86,7 +117,7 @@ int ctl_request(struct ctl_conn *c, struct nlmsghdr *nlh, ctl_reply_cb cb, void 
 	nlh->nlmsg_seq = ++c->seq;
 	nlh->nlmsg_flags |= NLM_F_REQUEST;
 	if (send(c->fd, nlh, nlh->nlmsg_len, MSG_NOSIGNAL) != (ssize_t)nlh->nlmsg_len)
-		return -errno;
+		return refusal_queued(c, -errno);
 	do {
 		int n = receive(c, buf, sizeof(buf));
 

@@ -204,7 +204,9 @@ if on slots; then
 	nt_expect_true "16 more: 7 kept, 9 refused" grep -qx 'kept 7 refused 9' "$NT_TMP/hold.txt"
 	nt_expect_true "the refusal says why" grep -q 'refusal: Device or resource busy: the 12 control connections open to peers without root' "$NT_TMP/hold.txt"
 	in_pidns "${AS_NOBODY[@]}" "$CLI" -d "$CDIR" show >"$NT_TMP/d-show.txt" 2>&1 && rc=0 || rc=$?
-	nt_expect_range "nobody: show refused while they are held, exit code" "$rc" 2 3
+	nt_expect_range "nobody: show refused while they are held, exit code" "$rc" 2 2
+	# Whether the daemon closed before or after the CLI's request, the CLI reads the refusal queued before the close.
+	nt_expect_true "nobody: show says why" grep -q 'Device or resource busy: the 12 control connections open to peers without root' "$NT_TMP/d-show.txt"
 	wb uplink set dsl down >"$NT_TMP/d-root.txt" 2>&1 && rc=0 || rc=$?
 	nt_expect_range "root: uplink set dsl down, exit code" "$rc" 0 0
 	[ "$rc" -eq 0 ] || sed 's/^/      /' "$NT_TMP/d-root.txt"
