@@ -136,6 +136,9 @@ printf '/etc/uci-defaults/90-wanbond\n' >/usr/lib/opkg/info/wanbond.list
 source tests/netns/lib.sh
 nt_init
 jqt() { jq -e "$@" >/dev/null 2>&1; }
+# nonempty FN / empty FN: FN's output, for nt_wait_for to ask again each time.
+nonempty() { [ -n "$("$@")" ]; }
+empty() { [ -z "$("$@")" ]; }
 ubus_() { nt_run router ubus "$@"; }
 
 # The router's netifd configuration: wan on wan1, wwan on wan2 (wan3 is
@@ -303,7 +306,7 @@ reloads() { grep -c 'wanbondd.*reloaded /var/etc/wanbond/home.conf' "$SYSLOG" ||
 echo "b. /etc/init.d/wanbond start; procd runs and respawns the instance"
 nt_run router /etc/init.d/wanbond start && rc=0 || rc=$?
 nt_expect_range "/etc/init.d/wanbond start: exit status" "$rc" 0 0
-nt_wait_for 10 test -n "$(svc_pid)" || true
+nt_wait_for 10 nonempty svc_pid || true
 PID1=$(svc_pid)
 nt_expect_true "service list: instance home running, pid ${PID1:-none}" test -n "$PID1"
 nt_expect_true "its command is wanbondd -c /var/etc/wanbond/home.conf" \
@@ -387,7 +390,7 @@ nt_run router uci set wanbond.dsl.weight=0
 nt_run router uci commit wanbond
 nt_run router reload_config
 check_error() { ubus_ call service list '{"name":"wanbond"}' | jq -r '.wanbond.instances.home.data.check_error // empty'; }
-nt_wait_for 10 test -n "$(check_error)" || true
+nt_wait_for 10 nonempty check_error || true
 echo "      data.check_error: $(check_error)"
 nt_expect_true "service list: the instance's data.check_error names the weight" bash -c "grep -q 'weight' <<<'$(check_error)'"
 nt_expect_true "the log has it (logread)" grep -q 'wanbond.*bond home:.*weight.*the configuration of before stays' "$SYSLOG"
@@ -399,6 +402,30 @@ nt_run router reload_config
 nt_expect_true "fixed: check_error gone, same pid, no SIGHUP (same file)" \
 	nt_wait_for 10 bash -c "[ -z \"\$(ip netns exec $(nt_ns router) ubus call service list '{\"name\":\"wanbond\"}' | jq -r '.wanbond.instances.home.data.check_error // empty')\" ]"
 nt_expect_true "  (pid $PID2, reloads $n3)" test "$(svc_pid) $(reloads)" = "$PID2 $n3"
+# A new bond whose file does not check: no file of before, so no daemon.
+nt_run router uci batch >/dev/null <<'UCI'
+set wanbond.office=bond
+set wanbond.office.role='client'
+set wanbond.office.private_key_file='/etc/wanbond/wanbond.key'
+set wanbond.office.server_address='10.200.0.1'
+set wanbond.office.server_public_key='not a key'
+set wanbond.o1=uplink
+set wanbond.o1.bond='office'
+set wanbond.o1.interface='wwan'
+UCI
+nt_run router uci commit wanbond
+nt_run router reload_config
+office() { ubus_ call service list '{"name":"wanbond"}' | jq -c '.wanbond.instances.office // empty'; }
+nt_wait_for 10 nonempty office || true
+echo "      instance office: $(office | cut -c1-300)"
+nt_expect_true "a new bond that does not check: its instance not running, with the check's line in errors" \
+	jqt '.running == false and (.errors | length) == 1 and (.errors[0] | test("public_key"))' <<<"$(office)"
+nt_expect_true "home goes on: same pid, no SIGHUP" test "$(svc_pid) $(reloads)" = "$PID2 $n3"
+nt_run router uci delete wanbond.office
+nt_run router uci delete wanbond.o1
+nt_run router uci commit wanbond
+nt_run router reload_config
+nt_expect_true "removed again: the instance goes" nt_wait_for 10 empty office
 
 # ---- g. ubus call wanbond status -------------------------------------------------------------
 echo "g. ubus call wanbond status, through rpcd"
