@@ -432,9 +432,11 @@ echo "g. ubus call wanbond status, through rpcd"
 nt_wait_for 10 session_up || true
 ST=$(ubus_ call wanbond status) && rc=0 || rc=$?
 nt_expect_range "ubus call wanbond status: exit status" "$rc" 0 0
+# As ubus prints it; each "counters" object on one line.
 echo "      ubus call wanbond status:"
-jq -c '.bonds.home | del(.uplinks) ' <<<"$ST" | cut -c1-600 | sed 's/^/        /'
-jq -c '.bonds.home.uplinks[] | {name, state, reason, enabled, interface_up, weight, device, srtt_ns, loss_ppm, share_ppm, tx_bytes: .counters.tx_bytes}' <<<"$ST" | sed 's/^/        /'
+awk '/"counters": \{/ { c = 1; line = $0; next }
+	c { sub(/^[ \t]+/, ""); line = line " " $0; if ($0 ~ /^\}/) { print line; c = 0 }; next }
+	{ print }' <<<"$ST" | sed 's/^/        /'
 nt_expect_true "a bond object home, client, with a session" jqt '.bonds.home | .role == "client" and .session == true' <<<"$ST"
 nt_expect_true "uplink objects dsl and lte, each with state and reason" \
 	jqt '.bonds.home.uplinks | (keys == ["dsl","lte"]) and all(.[]; (.state | type) == "string" and (.reason | type) == "string")' <<<"$ST"
