@@ -321,7 +321,7 @@ wanbond_tunnel_network() {
 		UCI
 	fi
 	if ! uci -q show firewall | grep -q "^firewall\.[^.]*\.name='wanbond'\$"; then
-		uci -q batch <<-UCI
+		uci -q batch >/dev/null <<-UCI
 			add firewall zone
 			set firewall.@zone[-1].name='wanbond'
 			set firewall.@zone[-1].input='REJECT'
