@@ -182,7 +182,7 @@ void wb_bond_uplink_transition(struct wb_bond *b, struct wb_uplink *u, enum wb_u
 	/* Back from stale: was it a black hole that left only its small probes acked? */
 	if (to == WB_UPLINK_UP && from == WB_UPLINK_STALE && !u->pmtu.searching)
 		wb_pmtu_suspect(&u->pmtu, now);
-	wb_device_timers_changed(b->dev);
+	wb_bond_timers_changed(b);
 	wb_bond_log(b, to == WB_UPLINK_UP || to == WB_UPLINK_DOWN ? WB_LOG_NOTICE : WB_LOG_INFO, u, "%s -> %s (%s)",
 		    wb_uplink_state_name(from), wb_uplink_state_name(to), why);
 	wb_bond_event(b, &(struct wb_event){ .type = WB_EVENT_UPLINK_STATE, .uplink = u->name, .from = from, .to = to,
@@ -300,7 +300,7 @@ static struct wb_uplink *uplink_for_rx(struct wb_bond *b, uint8_t id, const stru
 			u->available_since_ns = now;
 		u->available = true;
 		u->next_probe_ns = now;
-		wb_device_timers_changed(b->dev);
+		wb_bond_timers_changed(b);
 	}
 	return u;
 }
@@ -420,7 +420,7 @@ void wb_bond_check_black_hole(struct wb_bond *b, struct wb_uplink *u, uint64_t n
 		return;
 	wb_bond_log(b, WB_LOG_NOTICE, u, "datagrams of %u bytes vanish while small ones pass: down to %u, searching", was,
 		    u->pmtu.size);
-	wb_device_timers_changed(b->dev);
+	wb_bond_timers_changed(b);
 }
 
 static void on_ack_frame(struct wb_bond *b, struct wb_uplink *u, const struct wb_ack *ack, uint64_t now)
@@ -443,7 +443,7 @@ static void on_pmtu_ack(struct wb_bond *b, struct wb_uplink *u, uint16_t size, u
 	wb_pmtu_on_answer(&u->pmtu, size, now);
 	if (searching && !u->pmtu.searching)
 		pmtu_search_ended(b, u, settled);
-	wb_device_timers_changed(b->dev);
+	wb_bond_timers_changed(b);
 }
 
 /* Entries about to leave the send buffer: their holders carry one copy less to account for. */
@@ -856,7 +856,7 @@ void wb_bond_set_uplink_available(struct wb_bond *b, unsigned i, bool available,
 		u->available_since_ns = now;
 		u->next_probe_ns = now;
 	}
-	wb_device_timers_changed(b->dev);
+	wb_bond_timers_changed(b);
 }
 
 int wb_bond_add_uplink(struct wb_bond *b, const struct wb_uplink_params *p, uint64_t now)
@@ -892,6 +892,7 @@ int wb_bond_add_uplink(struct wb_bond *b, const struct wb_uplink_params *p, uint
 		return -ENOMEM;
 	}
 	wb_bond_log(b, WB_LOG_NOTICE, u, "added as uplink %u", u->id);
+	wb_bond_timers_changed(b);
 	return u->id;
 }
 
@@ -924,7 +925,7 @@ int wb_bond_remove_uplink(struct wb_bond *b, unsigned i, uint64_t now)
 	memset(u, 0, sizeof(*u));
 	u->tx_pn = tx_pn;
 	u->generation = generation;
-	wb_device_timers_changed(b->dev);
+	wb_bond_timers_changed(b);
 	return 0;
 }
 
@@ -941,6 +942,7 @@ int wb_bond_set_uplink_role(struct wb_bond *b, unsigned i, bool backup, uint16_t
 	u->backup = backup;
 	u->weight = weight;
 	wb_bond_check_failover(b);
+	wb_bond_timers_changed(b);
 	return 0;
 }
 
@@ -952,6 +954,7 @@ void wb_bond_close(struct wb_bond *b, uint64_t now)
 		if (u->exists && u->available)
 			wb_bond_send_close(b, u, now);
 	}
+	wb_bond_timers_changed(b);
 }
 
 void *wb_bond_user(const struct wb_bond *b)

@@ -39,6 +39,13 @@ struct wb_bond {
 	struct wb_device *dev;
 	char name[32];
 	void *user;
+	/*
+	 * The bond's next deadline as last computed (wb_bond_deadline), so a
+	 * server with many peers neither ticks nor recomputes those whose
+	 * timers did not change: stale once they may have.
+	 */
+	uint64_t deadline_ns;
+	bool deadline_stale;
 
 	struct wb_noise_remote remote;
 	struct wb_cookie_jar cookies; /* server: the macs of its responses (it never holds a cookie) */

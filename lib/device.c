@@ -241,11 +241,28 @@ void wb_device_receive(struct wb_device *d, uint64_t now, unsigned sock, const s
 	d->c.short_or_unknown++;
 }
 
+/* The bond's deadline may have moved since it was computed. */
+static bool bond_stale(const struct wb_device *d, const struct wb_bond *b)
+{
+	return d->every_bond_stale || b->deadline_stale;
+}
+
+/*
+ * Only the bonds that are due, or whose timers changed since their
+ * deadline was computed: on a server, most peers sleep through most
+ * wake-ups (idle or never connected), and ticking them would cost as
+ * much as the work.
+ */
 void wb_device_tick(struct wb_device *d, uint64_t now)
 {
-	for (unsigned i = 0; i < d->n_bonds; i++)
-		wb_bond_tick(d->bonds[i], now);
-	wb_device_timers_changed(d);
+	for (unsigned i = 0; i < d->n_bonds; i++) {
+		struct wb_bond *b = d->bonds[i];
+
+		if (bond_stale(d, b) || b->deadline_ns <= now) {
+			wb_bond_tick(b, now);
+			wb_bond_timers_changed(b);
+		}
+	}
 }
 
 uint64_t wb_device_next_deadline(struct wb_device *d)
@@ -254,13 +271,18 @@ uint64_t wb_device_next_deadline(struct wb_device *d)
 		uint64_t due = UINT64_MAX;
 
 		for (unsigned i = 0; i < d->n_bonds; i++) {
-			uint64_t b = wb_bond_deadline(d->bonds[i]);
+			struct wb_bond *b = d->bonds[i];
 
-			if (b < due)
-				due = b;
+			if (bond_stale(d, b)) {
+				b->deadline_ns = wb_bond_deadline(b);
+				b->deadline_stale = false;
+			}
+			if (b->deadline_ns < due)
+				due = b->deadline_ns;
 		}
 		d->next_deadline = due;
 		d->deadline_dirty = false;
+		d->every_bond_stale = false;
 	}
 	return d->next_deadline;
 }

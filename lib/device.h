@@ -33,14 +33,27 @@ struct wb_device {
 	struct wb_log_limit load_log;
 	struct wb_device_counters load_logged; /* the counters at the last such line */
 	uint64_t next_deadline;
-	bool deadline_dirty;
+	bool deadline_dirty;    /* next_deadline is to be found again ... */
+	bool every_bond_stale;  /* ... and every bond's own with it, not only those marked stale */
 	struct wb_device_counters c;
 };
 
-/* Some bond's timers changed: recompute the next deadline before sleeping. */
+/*
+ * The timers of the device's bonds changed, any of them: each bond's
+ * deadline is computed again before sleeping. Where the bond is known,
+ * wb_bond_timers_changed (bond.h) recomputes that one's alone.
+ */
 static inline void wb_device_timers_changed(struct wb_device *d)
 {
 	d->deadline_dirty = true;
+	d->every_bond_stale = true;
+}
+
+/* This bond's timers changed: its deadline is computed again before sleeping. */
+static inline void wb_bond_timers_changed(struct wb_bond *b)
+{
+	b->deadline_stale = true;
+	b->dev->deadline_dirty = true;
 }
 
 /* True when handshake work is over budget: initiations then need a valid mac2. */

@@ -85,7 +85,7 @@ static void initiate(struct wb_bond *b, uint64_t now)
 	uint32_t index;
 
 	b->hs_sent_ns = now; /* without an uplink, try again after the retry time */
-	wb_device_timers_changed(d);
+	wb_bond_timers_changed(b);
 	if (!u)
 		return;
 	clear_pending(b);
@@ -246,7 +246,7 @@ static void respond(struct wb_bond *b, struct wb_noise_handshake *hs, const stru
 	free_session(b, &b->next);
 	b->next = kp;
 	d->ops.send(d->ctx, 0, from, (const uint8_t *)&msg, sizeof(msg));
-	wb_device_timers_changed(d);
+	wb_bond_timers_changed(b);
 	wb_bond_log(b, WB_LOG_DEBUG, NULL, "handshake answered");
 }
 
@@ -341,7 +341,7 @@ void wb_handshake_confirm(struct wb_bond *b, uint64_t now)
 	b->c.handshakes_completed++;
 	if (rekey)
 		b->c.rekeys++;
-	wb_device_timers_changed(b->dev);
+	wb_bond_timers_changed(b);
 	wb_bond_log(b, rekey ? WB_LOG_DEBUG : WB_LOG_NOTICE, NULL, "%s", rekey ? "session renewed" : "session established");
 	session_in_use(b, now, rekey);
 }
@@ -417,7 +417,7 @@ void wb_handshake_on_response(struct wb_device *d, uint64_t now, unsigned sock, 
 		wb_bond_session_started(b, now, sock < WB_MAX_UPLINKS ? (int)sock : -1);
 	}
 	wb_wipe(&keys, sizeof(keys));
-	wb_device_timers_changed(d);
+	wb_bond_timers_changed(b);
 }
 
 /* A cookie reply comes back to the socket of the uplink whose initiation it answers. */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "bond.h"
+#include "device.h"
 #include "nsec.h"
 
 /* The shortest RTT a rate is worked out over (a LAN's is below a timer's precision). */
@@ -86,6 +87,7 @@ int wb_bond_set_scheduler(struct wb_bond *b, const char *name, uint32_t sched_of
 	snprintf(b->tuning.scheduler, sizeof(b->tuning.scheduler), "%s", ops->name);
 	b->tuning.sched_off = sched_off;
 	b->reinj.active = false;
+	wb_bond_timers_changed(b);
 	return 0;
 }
 
