@@ -432,9 +432,9 @@ echo "g. ubus call wanbond status, through rpcd"
 nt_wait_for 10 session_up || true
 ST=$(ubus_ call wanbond status) && rc=0 || rc=$?
 nt_expect_range "ubus call wanbond status: exit status" "$rc" 0 0
-# As ubus prints it; each "counters" object on one line.
+# As ubus prints it; each "counters" and "device_counters" object on one line.
 echo "      ubus call wanbond status:"
-awk '/"counters": \{/ { c = 1; line = $0; next }
+awk '/counters": \{/ { c = 1; line = $0; next }
 	c { sub(/^[ \t]+/, ""); line = line " " $0; if ($0 ~ /^\}/) { print line; c = 0 }; next }
 	{ print }' <<<"$ST" | sed 's/^/        /'
 nt_expect_true "a bond object home, client, with a session" jqt '.bonds.home | .role == "client" and .session == true' <<<"$ST"
