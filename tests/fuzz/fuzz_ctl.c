@@ -262,8 +262,8 @@ static void check_request(const struct wb_ctl_msg *m)
 		CHECK(strlen(mnl_attr_get_str(u[WB_CTL_U_NAME])) <= WB_UPLINK_NAME_MAX);
 		for (unsigned t = 0; t < WB_CTL_U_COUNT; t++)
 			CHECK(!u[t] || t == WB_CTL_U_NAME || t == WB_CTL_U_BACKUP || t == WB_CTL_U_ENABLED ||
-			      t == WB_CTL_U_WEIGHT);
-		CHECK(u[WB_CTL_U_BACKUP] || u[WB_CTL_U_ENABLED] || u[WB_CTL_U_WEIGHT]);
+			      t == WB_CTL_U_WEIGHT || t == WB_CTL_U_IFACE_UP);
+		CHECK(u[WB_CTL_U_BACKUP] || u[WB_CTL_U_ENABLED] || u[WB_CTL_U_WEIGHT] || u[WB_CTL_U_IFACE_UP]);
 		CHECK(!u[WB_CTL_U_WEIGHT] ||
 		      (mnl_attr_get_u32(u[WB_CTL_U_WEIGHT]) >= 1 && mnl_attr_get_u32(u[WB_CTL_U_WEIGHT]) <= 1000));
 		break;
