@@ -330,10 +330,15 @@ nt_expect_true "the respawned daemon reaches the server" nt_wait_for 15 session_
 
 # ---- c. a UCI change, reload_config ---------------------------------------------------------
 echo "c. uci set, uci commit, reload_config: the config.change trigger"
+# uci_reload [uci set ARGS...]: each set, then uci commit wanbond and reload_config, as an operator does.
+uci_reload() {
+	local a
+	for a in "$@"; do nt_run router uci set "$a"; done
+	nt_run router uci commit wanbond
+	nt_run router reload_config
+}
 n0=$(reloads)
-nt_run router uci set wanbond.dsl.weight=5
-nt_run router uci commit wanbond
-nt_run router reload_config
+uci_reload wanbond.dsl.weight=5
 weight_is() { wb status | jqt ".bonds.home.uplinks.dsl.weight == $1"; }
 nt_expect_true "the daemon applies it: dsl's weight 5 (wanbond status)" nt_wait_for 10 weight_is 5
 nt_expect_true "wanbond show has it too" bash -c "ip netns exec $(nt_ns router) wanbond -d /var/run/wanbond show | grep -E '^ +dsl ' | grep -qw 5"
@@ -386,9 +391,7 @@ nt_expect_true "ifup: dsl up again" nt_wait_for 10 up_again
 # ---- f. a UCI value that does not check ---------------------------------------------------
 echo "f. a UCI typo (weight 0): the daemon goes on with the file of before"
 n3=$(reloads)
-nt_run router uci set wanbond.dsl.weight=0
-nt_run router uci commit wanbond
-nt_run router reload_config
+uci_reload wanbond.dsl.weight=0
 check_error() { ubus_ call service list '{"name":"wanbond"}' | jq -r '.wanbond.instances.home.data.check_error // empty'; }
 nt_wait_for 10 nonempty check_error || true
 echo "      data.check_error: $(check_error)"
@@ -396,9 +399,7 @@ nt_expect_true "service list: the instance's data.check_error names the weight" 
 nt_expect_true "the log has it (logread)" grep -q 'wanbond.*bond home:.*weight.*the configuration of before stays' "$SYSLOG"
 nt_expect_true "same pid, no SIGHUP, dsl's weight still 5" test "$(svc_pid) $(reloads)" = "$PID2 $n3" -a -n "$(weight_is 5 && echo y)"
 nt_expect_true "the file of before stays" grep -qF 'weight = 5;' /var/etc/wanbond/home.conf
-nt_run router uci set wanbond.dsl.weight=5
-nt_run router uci commit wanbond
-nt_run router reload_config
+uci_reload wanbond.dsl.weight=5
 nt_expect_true "fixed: check_error gone, same pid, no SIGHUP (same file)" \
 	nt_wait_for 10 bash -c "[ -z \"\$(ip netns exec $(nt_ns router) ubus call service list '{\"name\":\"wanbond\"}' | jq -r '.wanbond.instances.home.data.check_error // empty')\" ]"
 nt_expect_true "  (pid $PID2, reloads $n3)" test "$(svc_pid) $(reloads)" = "$PID2 $n3"
