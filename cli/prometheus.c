@@ -255,21 +255,40 @@ static const struct counter_meta device_meta[WB_CTL_N_DEVICE_COUNTERS] = {
 };
 #undef D
 
-/* One family per counter: wanbond_bond_NAME_total (or the gauge's name), a sample per bond. */
-static void put_bond_counters(FILE *f, const struct cli_bond *bonds, int n)
+/* A bond's counter set, in its list's order. */
+typedef void counter_values_fn(const struct cli_bond *b, uint64_t *v);
+
+static void bond_values(const struct cli_bond *b, uint64_t *v)
+{
+	wb_ctl_bond_counter_values(&b->c, v);
+}
+
+/*
+ * The device's: the bonds of one daemon (a server's peers) share its
+ * sockets and show the same values, so they are aggregated with max, not sum.
+ */
+static void device_values(const struct cli_bond *b, uint64_t *v)
+{
+	wb_ctl_device_counter_values(&b->dev, v);
+}
+
+/* One family per counter: PREFIX_NAME_total (or the gauge's name), a sample per bond. */
+static void put_per_bond_counters(FILE *f, const char *prefix, const char *const *names,
+				  const struct counter_meta *meta, int n_counters, counter_values_fn *values,
+				  const struct cli_bond *bonds, int n)
 {
 	char name[96];
 
-	for (int k = 0; k < WB_CTL_N_BOND_COUNTERS; k++) {
-		const struct counter_meta *m = &bond_meta[k];
+	for (int k = 0; k < n_counters; k++) {
+		const struct counter_meta *m = &meta[k];
 		const char *suffix = m->gauge ? m->gauge_unit : "_total";
 
-		snprintf(name, sizeof(name), "wanbond_bond_%s", wb_ctl_bond_counter_names[k]);
+		snprintf(name, sizeof(name), "%s_%s", prefix, names[k]);
 		put_family(f, name, suffix, m->gauge ? "gauge" : "counter", m->help);
 		for (int i = 0; i < n; i++) {
-			uint64_t v[WB_CTL_N_BOND_COUNTERS];
+			uint64_t v[WB_CTL_N_BOND_COUNTERS]; /* the longest list (ctl.h) */
 
-			wb_ctl_bond_counter_values(&bonds[i].c, v);
+			values(&bonds[i], v);
 			put_sample_start(f, name, suffix, &bonds[i], NULL);
 			put_value(f, (struct value){ v[k], 0 });
 		}
@@ -295,28 +314,6 @@ static void put_uplink_counters(FILE *f, const struct cli_bond *bonds, int n)
 				put_sample_start(f, name, suffix, &bonds[i], u);
 				put_value(f, (struct value){ v[k], 0 });
 			}
-	}
-}
-
-/*
- * The device's counters, a sample per bond as the others: the bonds of one
- * daemon (a server's peers) share its sockets and show the same values,
- * so they are aggregated with max, not sum.
- */
-static void put_device_counters(FILE *f, const struct cli_bond *bonds, int n)
-{
-	char name[96];
-
-	for (int k = 0; k < WB_CTL_N_DEVICE_COUNTERS; k++) {
-		snprintf(name, sizeof(name), "wanbond_device_%s", wb_ctl_device_counter_names[k]);
-		put_family(f, name, "_total", "counter", device_meta[k].help);
-		for (int i = 0; i < n; i++) {
-			uint64_t v[WB_CTL_N_DEVICE_COUNTERS];
-
-			wb_ctl_device_counter_values(&bonds[i].dev, v);
-			put_sample_start(f, name, "_total", &bonds[i], NULL);
-			put_value(f, (struct value){ v[k], 0 });
-		}
 	}
 }
 
@@ -420,8 +417,10 @@ void cli_print_prometheus(FILE *f, const struct cli_bond *bonds, int n)
 {
 	put_bond_info(f, bonds, n);
 	put_bond_gauges(f, bonds, n);
-	put_bond_counters(f, bonds, n);
-	put_device_counters(f, bonds, n);
+	put_per_bond_counters(f, "wanbond_bond", wb_ctl_bond_counter_names, bond_meta, WB_CTL_N_BOND_COUNTERS,
+			      bond_values, bonds, n);
+	put_per_bond_counters(f, "wanbond_device", wb_ctl_device_counter_names, device_meta, WB_CTL_N_DEVICE_COUNTERS,
+			      device_values, bonds, n);
 	put_uplink_info(f, bonds, n);
 	put_uplink_state(f, bonds, n);
 	put_uplink_gauges(f, bonds, n);

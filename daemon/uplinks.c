@@ -109,6 +109,13 @@ void uplinks_reopen(struct daemon *d, uint64_t now)
 	}
 }
 
+/* The operator's switch or the interface's state changed: an open uplink is given to the bond, or kept out, saying why. */
+static void apply_kept_out(struct daemon *d, unsigned i, const struct uplink_slot *s, uint64_t now)
+{
+	if (s->sock.open)
+		wb_bond_set_uplink_available(client_bond(d), i, !kept_out(s), now, kept_out(s));
+}
+
 void uplinks_enable(struct daemon *d, unsigned i, bool enabled, uint64_t now)
 {
 	struct uplink_slot *s = slot_of(d, i);
@@ -116,8 +123,7 @@ void uplinks_enable(struct daemon *d, unsigned i, bool enabled, uint64_t now)
 	if (!s || s->disabled == !enabled)
 		return;
 	s->disabled = !enabled;
-	if (s->sock.open)
-		wb_bond_set_uplink_available(client_bond(d), i, !kept_out(s), now, kept_out(s));
+	apply_kept_out(d, i, s, now);
 }
 
 void uplinks_set_iface_up(struct daemon *d, unsigned i, bool up, uint64_t now)
@@ -127,8 +133,7 @@ void uplinks_set_iface_up(struct daemon *d, unsigned i, bool up, uint64_t now)
 	if (!s || s->iface_down == !up)
 		return;
 	s->iface_down = !up;
-	if (s->sock.open)
-		wb_bond_set_uplink_available(client_bond(d), i, !kept_out(s), now, kept_out(s));
+	apply_kept_out(d, i, s, now);
 }
 
 void uplinks_set_role(struct daemon *d, unsigned i, bool backup, uint32_t weight)
