@@ -13,7 +13,8 @@
  *   app bulk up|down [start T] [stop T]
  *   app rr [request SIZE] [size SIZE] [think T] [start T] [stop T]
  *   app cbr up|down size SIZE interval T [start T] [stop T]
- *   app tcp up|down [cc cubic|newreno|bbr] [start T] [stop T]
+ *   app tcp up|down [cc cubic|newreno|bbr] [path LINK] [start T] [stop T]
+ *                                 path: a plain TCP over that link alone, not through the bond
  *   app tcprr [request SIZE] [size SIZE] [think T] [cc ...] [start T] [stop T]
  *   bond KEY VALUE                cc, send_buffer, receive_window, send_queue,
  *                                 hold, aqm (on|off), mtu, scheduler, and the
@@ -164,7 +165,7 @@ static int parse_event(struct sim_scenario *s, struct line *l)
 	return 0;
 }
 
-static int parse_app_option(struct line *l, int *i, struct sim_app_conf *a)
+static int parse_app_option(const struct sim_scenario *s, struct line *l, int *i, struct sim_app_conf *a)
 {
 	const char *k = l->w[*i], *v = *i + 1 < l->n ? l->w[*i + 1] : NULL;
 	uint64_t x;
@@ -177,6 +178,8 @@ static int parse_app_option(struct line *l, int *i, struct sim_app_conf *a)
 		rc = time_of(l, v, &a->stop_ns);
 	else if (!strcmp(k, "think") || !strcmp(k, "interval"))
 		rc = time_of(l, v, &a->interval_ns);
+	else if (!strcmp(k, "path") && a->kind == APP_TCP)
+		rc = v && (a->path = find_link(s, v)) >= 0 ? 0 : fail(l, "app: path: no link '%s' (links come first)", v ? v : "");
 	else if (!strcmp(k, "cc") && (a->kind == APP_TCP || a->kind == APP_TCPRR))
 		rc = v && !tcp_cc_by_name(v, &a->cc) ? 0 : fail(l, "app: cc '%s' is none of cubic, newreno, bbr", v ? v : "");
 	else if (!strcmp(k, "size") || !strcmp(k, "request")) {
@@ -203,6 +206,7 @@ static int parse_app(struct sim_scenario *s, struct line *l)
 	memset(a, 0, sizeof(*a));
 	a->dir = SIM_DOWN;
 	a->cc = TCP_CC_CUBIC;
+	a->path = -1;
 	if (!strcmp(l->w[1], "bulk") || !strcmp(l->w[1], "cbr") || !strcmp(l->w[1], "tcp")) {
 		a->kind = l->w[1][0] == 'b' ? APP_BULK : l->w[1][0] == 'c' ? APP_CBR : APP_TCP;
 		if (l->n < 3 || (strcmp(l->w[2], "up") && strcmp(l->w[2], "down")))
@@ -218,7 +222,7 @@ static int parse_app(struct sim_scenario *s, struct line *l)
 		return fail(l, "app: '%s' is none of bulk, rr, cbr, tcp, tcprr", l->w[1]);
 	}
 	while (i < l->n)
-		if ((rc = parse_app_option(l, &i, a)))
+		if ((rc = parse_app_option(s, l, &i, a)))
 			return rc;
 	if (a->kind == APP_CBR && (!a->size || !a->interval_ns))
 		return fail(l, "app cbr: needs size and interval");

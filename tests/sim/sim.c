@@ -37,6 +37,7 @@ struct sim_packet {
 	uint32_t len;
 	int link;
 	enum sim_dir dir;
+	int app; /* a plain TCP packet of this app (app tcp ... path), not a datagram of the tunnel: -1 */
 	uint8_t data[];
 };
 
@@ -63,6 +64,7 @@ struct samples {
 
 struct app {
 	const struct sim_app_conf *conf;
+	struct sim *sim;
 	uint64_t next_seq, expect_seq;
 	uint64_t delivered, in_order, dups, gaps, bytes_measured, delivered_bytes;
 	/* rr */
@@ -117,6 +119,7 @@ static void on_send(void *ctx, unsigned sock, const struct wb_endpoint *to, cons
 	p->len = (uint32_t)len;
 	p->link = k;
 	p->dir = dir;
+	p->app = -1;
 	memcpy(p->data, data, len);
 	if (linkdir_enqueue(&sim->links[k].dir[dir], sim->now, (uint32_t)len + SIM_OUTER_HEADER, p) != LINKDIR_QUEUED)
 		free(p);
@@ -327,6 +330,7 @@ static int start(struct sim *sim, const struct sim_scenario *s)
 	key_of(&rng, sk);
 	for (int i = 0; i < s->n_apps; i++) {
 		sim->apps[i].conf = &s->apps[i];
+		sim->apps[i].sim = sim;
 		sim->apps[i].latency.v = calloc(MAX_SAMPLES, sizeof(uint64_t));
 		if (!sim->apps[i].latency.v)
 			return -1;
@@ -429,6 +433,41 @@ static bool tcp_xmit(void *ctx, enum tcp_end from, const uint8_t *ip, size_t len
 	return wb_bond_send_ip(n->bond, sim->now, ip, len) == 0;
 }
 
+/*
+ * A plain TCP's packets (app tcp ... path LINK) go straight onto the link,
+ * beside the tunnel's datagrams: traffic of other hosts on the uplink, or
+ * the uplink alone as the benchmarks measure it. Its queue's drops are the
+ * network's: the host sent the packet.
+ */
+static bool path_xmit(void *ctx, enum tcp_end from, const uint8_t *ip, size_t len)
+{
+	struct app *a = ctx;
+	struct sim *sim = a->sim;
+	enum sim_dir dir = from == TCP_CLIENT ? SIM_UP : SIM_DOWN;
+	struct sim_link *l = &sim->links[a->conf->path];
+	struct sim_packet *p;
+
+	if (l->dead)
+		return true;
+	p = malloc(sizeof(*p) + len);
+	if (!p)
+		abort();
+	*p = (struct sim_packet){ .len = (uint32_t)len, .link = a->conf->path, .dir = dir, .app = (int)(a - sim->apps) };
+	memcpy(p->data, ip, len);
+	if (linkdir_enqueue(&l->dir[dir], sim->now, (uint32_t)len, p) != LINKDIR_QUEUED)
+		free(p);
+	return true;
+}
+
+/* Whether a is a plain TCP over one link, beside the tunnel. */
+static bool on_path(const struct app *a)
+{
+	return a->conf->kind == APP_TCP && a->conf->path >= 0;
+}
+
+/* The MTU of a plain path: Ethernet's. */
+#define PATH_MTU 1500
+
 /* The connection opens once the app starts and the tunnel is up: a real one could not before. */
 static bool tcp_open(struct sim *sim, struct app *a)
 {
@@ -439,7 +478,12 @@ static bool tcp_open(struct sim *sim, struct app *a)
 
 	if (a->tcp)
 		return true;
-	if (!active(sim, a) || !sim->client.bond->current || !sim->server.bond->current)
+	if (on_path(a)) {
+		p.mtu = PATH_MTU;
+		p.xmit = path_xmit;
+		p.ctx = a;
+	}
+	if (!active(sim, a) || (!on_path(a) && (!sim->client.bond->current || !sim->server.bond->current)))
 		return false;
 	a->tcp = tcp_conn_new(&p, sim->now);
 	if (!a->tcp)
@@ -567,7 +611,10 @@ static void deliver_links(struct sim *sim)
 			struct sim_packet *p;
 
 			while ((p = linkdir_pop_due(&sim->links[k].dir[d], sim->now))) {
-				if (d == SIM_UP)
+				if (p->app >= 0)
+					tcp_input(sim->apps[p->app].tcp, d == SIM_UP ? TCP_SERVER : TCP_CLIENT, sim->now,
+						  p->data, p->len);
+				else if (d == SIM_UP)
 					wb_device_receive(sim->server.dev, sim->now, 0, &sim->links[k].client_ep, p->data,
 							  p->len);
 				else
@@ -670,7 +717,7 @@ static void interval_report(struct sim *sim)
 			uint64_t bytes = 0;
 
 			for (int i = 0; i < sim->s->n_apps; i++)
-				if (sim->apps[i].conf->dir == (enum sim_dir)d)
+				if (sim->apps[i].conf->dir == (enum sim_dir)d && !on_path(&sim->apps[i]))
 					bytes += sim->apps[i].delivered_bytes;
 			fprintf(stderr, "  %s %7.2f Mbit/s [", d ? "down" : "up", (double)(bytes - sim->reported_bytes[d]) * 8e9 / (double)every / 1e6);
 			sim->reported_bytes[d] = bytes;
@@ -824,7 +871,7 @@ static void report_direction(struct sim *sim, struct report *r, enum sim_dir dir
 	for (int i = 0; i < sim->s->n_apps; i++) {
 		const struct app *a = &sim->apps[i];
 
-		if (a->conf->dir != dir)
+		if (a->conf->dir != dir || on_path(a))
 			continue;
 		any = true;
 		if (is_tcp(a)) { /* its data packets, checked by the model's own numbers */
@@ -995,6 +1042,35 @@ static void report_tcp_flow(struct report *r, const struct app *a, const char *d
 	sum->late |= rcv.wire_late || snd.wire_late || !rcv.wire_in_order;
 }
 
+/* The plain TCP flows over one link (app tcp ... path): what the link carries alone, or other hosts' traffic. */
+static void report_path_flows(struct sim *sim, struct report *r, enum sim_dir dir)
+{
+	static const char *const names[2] = { "up", "down" };
+	uint64_t bytes = 0;
+	bool any = false;
+	char name[64];
+
+	for (int i = 0; i < sim->s->n_apps; i++) {
+		const struct app *a = &sim->apps[i];
+		struct tcp_stats snd, rcv;
+
+		if (!on_path(a) || a->conf->dir != dir || !a->tcp)
+			continue;
+		any = true;
+		tcp_get_stats(a->tcp, tcp_data_sender(a), &snd);
+		tcp_get_stats(a->tcp, tcp_data_receiver(a), &rcv);
+		fprintf(r->out, "path  %s %s over %s alone: delivered %.1f MB; resent %" PRIu64 ", timeouts %" PRIu64
+				", min rtt %.1f ms\n",
+			names[dir], tcp_cc_name(a->conf->cc), sim->s->links[a->conf->path].name,
+			(double)rcv.delivered_bytes / 1e6, snd.retransmits, snd.rto, snd.min_rtt_ms);
+		bytes += rcv.measured_bytes;
+	}
+	if (!any)
+		return;
+	snprintf(name, sizeof(name), "path_goodput_%s_mbit", names[dir]);
+	metric(r, name, (double)bytes * 8e3 / (double)(sim->end - sim->measure_from));
+}
+
 static void report_tcp(struct sim *sim, struct report *r, enum sim_dir dir)
 {
 	static const char *const names[2] = { "up", "down" };
@@ -1007,12 +1083,13 @@ static void report_tcp(struct sim *sim, struct report *r, enum sim_dir dir)
 	for (int i = 0; i < sim->s->n_apps; i++) {
 		const struct app *a = &sim->apps[i];
 
-		if (!is_tcp(a) || a->conf->dir != dir)
+		if (!is_tcp(a) || on_path(a) || a->conf->dir != dir)
 			continue;
 		any = true;
 		if (a->tcp)
 			report_tcp_flow(r, a, names[dir], &sum);
 	}
+	report_path_flows(sim, r, dir);
 	if (!any)
 		return;
 	v[0] = (double)sum.bytes * 8e3 / (double)(sim->end - sim->measure_from);

@@ -57,6 +57,7 @@ struct sim_app_conf {
 	uint64_t interval_ns;    /* cbr: between packets; rr: think time after a response */
 	uint64_t start_ns, stop_ns;
 	enum tcp_cc cc;          /* tcp, tcprr: the inner TCP's congestion control */
+	int path;                /* tcp: -1 through the bond; else a plain TCP over this link alone, beside the tunnel */
 };
 
 enum sim_op { OP_GE, OP_LE, OP_EQ };
