@@ -358,6 +358,22 @@ static void test_mtu(void **state)
 	parse_fails(ARGV("a", "b", "mtu", "65536"), "mtu", "'65536'");
 }
 
+static void test_outage(void **state)
+{
+	struct linkem_args a;
+
+	(void)state;
+	parse_ok(&a, ARGV("a", "b", "b2a", "outage", "15s", "800ms", "delay", "5ms"));
+	assert_int_equal(a.dir[1].link.outage_every_ns, 15000000000ULL);
+	assert_int_equal(a.dir[1].link.outage_len_ns, 800000000ULL);
+	assert_int_equal(a.dir[1].link.delay_ns, 5000000ULL);
+	assert_int_equal(a2b(&a)->outage_every_ns, 0);
+	parse_fails(ARGV("a", "b", "outage", "1s", "1s"), "outage", "not shorter");
+	parse_fails(ARGV("a", "b", "outage", "1s"), "outage", "EVERY and LENGTH");
+	parse_fails(ARGV("a", "b", "outage", "0s", "1s"), "outage", "'0s'");
+	parse_fails(ARGV("a", "b", "outage", "10s", "soon"), "outage", "'soon'");
+}
+
 static void test_rate_unlimited_counts_as_set(void **state)
 {
 	struct linkem_args a;
@@ -523,6 +539,7 @@ int main(void)
 		cmocka_unit_test(test_bad_limits),
 		cmocka_unit_test(test_overhead),
 		cmocka_unit_test(test_mtu),
+		cmocka_unit_test(test_outage),
 		cmocka_unit_test(test_rate_unlimited_counts_as_set),
 		cmocka_unit_test(test_seed),
 		cmocka_unit_test(test_bad_seed),

@@ -83,6 +83,32 @@ static void test_packet_limit_drops_the_fourth(void **state)
 }
 
 /* An MTU black hole: a packet over the mtu vanishes, counted, and takes no room in the queue. */
+/* The last LENGTH of every EVERY from t0 the link carries nothing: what arrives then, or would leave then, is lost. */
+static void test_outage_drops_in_its_windows(void **state)
+{
+	struct linkdir_params p = params(12 * MBIT, 5 * MS, packets(100));
+	struct linkdir d;
+
+	(void)state;
+	p.outage_every_ns = 100 * MS;
+	p.outage_len_ns = 20 * MS;
+	init(&d, &p, 1);
+	assert_false(linkdir_in_outage(&d, 79 * MS));
+	assert_true(linkdir_in_outage(&d, 80 * MS));
+	assert_true(linkdir_in_outage(&d, 99 * MS));
+	assert_false(linkdir_in_outage(&d, 100 * MS));
+	assert_true(linkdir_in_outage(&d, 285 * MS));
+	assert_int_equal(linkdir_enqueue(&d, 10 * MS, 1500, pkt(0)), LINKDIR_QUEUED);
+	assert_int_equal(linkdir_enqueue(&d, 85 * MS, 1500, pkt(1)), LINKDIR_DROP_OUTAGE);
+	/* 1500 bytes at 12 Mbit/s take 1 ms: one that arrives at 79.5 ms would leave in the outage. */
+	assert_int_equal(linkdir_enqueue(&d, 79 * MS + 500 * US, 1500, pkt(2)), LINKDIR_DROP_OUTAGE);
+	assert_int_equal(linkdir_enqueue(&d, 100 * MS, 1500, pkt(3)), LINKDIR_QUEUED);
+	assert_int_equal(d.stats.outage_drops, 2);
+	assert_int_equal(d.stats.queue_drops + d.stats.loss_drops, 0);
+	assert_int_equal(linkdir_held(&d), 2);
+	linkdir_free(&d);
+}
+
 static void test_mtu_drops_larger_packets(void **state)
 {
 	struct linkdir_params p = params(10 * MBIT, 0, packets(2));
@@ -584,6 +610,7 @@ int main(void)
 		cmocka_unit_test(test_packet_limit_drops_the_fourth),
 		cmocka_unit_test(test_byte_limit),
 		cmocka_unit_test(test_mtu_drops_larger_packets),
+		cmocka_unit_test(test_outage_drops_in_its_windows),
 		cmocka_unit_test(test_byte_limit_counts_overhead),
 		cmocka_unit_test(test_time_limit_50ms_at_10mbit_is_62500_bytes),
 		cmocka_unit_test(test_time_limit_in_trace_mode_uses_the_trace_mean_rate),

@@ -25,6 +25,7 @@ const char linkem_usage[] =
 	"  trace FILE             Mahimahi trace of delivery opportunities, looped\n"
 	"  overhead BYTES         per-packet bytes added on the bottleneck (link framing)\n"
 	"  mtu BYTES              larger IP packets vanish, without ICMP (an MTU black hole)\n"
+	"  outage EVERY LENGTH    the link carries nothing for LENGTH at the end of every EVERY\n"
 	"  seed N                 random seed (default: printed at start)\n"
 	"Counters go to stdout on SIGUSR1 and on exit.\n";
 
@@ -126,7 +127,7 @@ static int parse_loss(struct cursor *c, struct loss_params *lp)
 }
 
 /* One parsed PARAM, applied afterwards to every direction in scope. */
-enum param_field { P_RATE, P_DELAY, P_JITTER, P_REORDER, P_LOSS, P_LIMIT, P_OVERHEAD, P_MTU, P_TRACE };
+enum param_field { P_RATE, P_DELAY, P_JITTER, P_REORDER, P_LOSS, P_LIMIT, P_OVERHEAD, P_MTU, P_TRACE, P_OUTAGE };
 
 struct param_value {
 	enum param_field field;
@@ -135,8 +136,25 @@ struct param_value {
 		struct loss_params loss;
 		struct queue_limit limit;
 		const char *path;
+		uint64_t outage[2]; /* every, length */
 	};
 };
+
+/* outage EVERY LENGTH: two times, LENGTH shorter than EVERY. */
+static int parse_outage(struct cursor *c, uint64_t out[2])
+{
+	const char *v[2];
+
+	for (int k = 0; k < 2; k++) {
+		if (value_of(c, "outage", &v[k]))
+			return fail(c, "outage: needs EVERY and LENGTH (e.g. outage 15s 1s)");
+		if (units_parse_time(v[k], &out[k]) || !out[k])
+			return fail(c, "outage: '%s' is not a time above 0 (e.g. 15s, 800ms)", v[k]);
+	}
+	if (out[1] >= out[0])
+		return fail(c, "outage: the length %s is not shorter than the period %s", v[1], v[0]);
+	return 0;
+}
 
 static int parse_valued(struct cursor *c, const char *key, const char *v, struct param_value *out)
 {
@@ -180,6 +198,10 @@ static int parse_param(struct cursor *c, const char *key, struct param_value *ou
 		out->field = P_LOSS;
 		return parse_loss(c, &out->loss);
 	}
+	if (!strcmp(key, "outage")) {
+		out->field = P_OUTAGE;
+		return parse_outage(c, out->outage);
+	}
 	for (int k = 0; valued[k]; k++)
 		if (!strcmp(key, valued[k]))
 			return value_of(c, key, &v) ? -EINVAL : parse_valued(c, key, v, out);
@@ -214,6 +236,10 @@ static void apply_param(struct linkem_dir_args *d, const struct param_value *v)
 		break;
 	case P_MTU:
 		d->link.mtu = (uint32_t)v->u;
+		break;
+	case P_OUTAGE:
+		d->link.outage_every_ns = v->outage[0];
+		d->link.outage_len_ns = v->outage[1];
 		break;
 	case P_TRACE:
 		d->trace_path = v->path;

@@ -27,6 +27,7 @@ int linkdir_init(struct linkdir *d, const struct linkdir_params *p, uint64_t see
 {
 	memset(d, 0, sizeof(*d));
 	d->params = *p;
+	d->t0 = t0;
 	if (p->trace)
 		shaper_init_trace(&d->shaper, p->trace, t0);
 	else
@@ -214,11 +215,20 @@ enum linkdir_verdict linkdir_enqueue(struct linkdir *d, uint64_t now, uint32_t b
 		d->stats.overflow_drops++;
 		return LINKDIR_DROP_OVERFLOW;
 	}
+	if (linkdir_in_outage(d, now)) {
+		d->stats.outage_drops++;
+		return LINKDIR_DROP_OUTAGE;
+	}
 	start = d->shaper.busy_until > now ? d->shaper.busy_until : now;
 	departs = shaper_depart(&d->shaper, now, wire);
 	queue_push(d, departs, wire);
 	note_queue_peak(d, start - now);
 
+	/* Its slot was taken: an outage does not make the queue drain faster. */
+	if (linkdir_in_outage(d, departs)) {
+		d->stats.outage_drops++;
+		return LINKDIR_DROP_OUTAGE;
+	}
 	if (loss_draw(&d->loss, &d->rng)) {
 		d->stats.loss_drops++;
 		return LINKDIR_DROP_LOSS;
@@ -246,6 +256,14 @@ void *linkdir_pop_due(struct linkdir *d, uint64_t now)
 uint64_t linkdir_next_due(const struct linkdir *d)
 {
 	return d->flight_len ? d->flight[0].at : UINT64_MAX;
+}
+
+bool linkdir_in_outage(const struct linkdir *d, uint64_t t)
+{
+	const struct linkdir_params *p = &d->params;
+
+	return p->outage_every_ns && t >= d->t0 &&
+	       (t - d->t0) % p->outage_every_ns >= p->outage_every_ns - p->outage_len_ns;
 }
 
 uint32_t linkdir_held(const struct linkdir *d)

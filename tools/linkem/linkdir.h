@@ -44,6 +44,13 @@ struct linkdir_params {
 	struct queue_limit limit;
 	uint32_t overhead;    /* bytes added to each packet's size on the bottleneck */
 	uint32_t mtu;         /* 0: none; a larger packet vanishes, as on a path that drops it without a word */
+	/*
+	 * Periodic outages (0: none): the last outage_len_ns of every
+	 * outage_every_ns from the start the link carries nothing, as a
+	 * satellite link between two satellites. A packet that arrives then,
+	 * or would leave the bottleneck then, is lost.
+	 */
+	uint64_t outage_every_ns, outage_len_ns;
 	const struct trace *trace; /* set: trace mode (rate_bps unused) */
 };
 
@@ -54,6 +61,7 @@ struct linkdir_stats {
 	uint64_t queue_drops;
 	uint64_t overflow_drops; /* LINKDIR_MAX_PACKETS reached */
 	uint64_t mtu_drops;      /* larger than the mtu parameter */
+	uint64_t outage_drops;   /* arrived, or would have left, during an outage */
 	uint64_t max_queue_pkts, max_queue_bytes;
 	uint64_t max_queue_delay_ns; /* longest wait before a packet started to leave */
 };
@@ -64,6 +72,7 @@ enum linkdir_verdict {
 	LINKDIR_DROP_QUEUE,
 	LINKDIR_DROP_OVERFLOW,
 	LINKDIR_DROP_MTU,
+	LINKDIR_DROP_OUTAGE,
 };
 
 struct linkdir_departure {
@@ -80,6 +89,7 @@ struct linkdir_flight {
 
 struct linkdir {
 	struct linkdir_params params;
+	uint64_t t0;           /* the start of time: of the trace, and of the outages' period */
 	uint64_t limit_bytes;  /* LIMIT_BYTES and LIMIT_TIME, resolved */
 	struct shaper shaper;
 	struct loss_state loss;
@@ -98,7 +108,7 @@ struct linkdir {
 	struct linkdir_stats stats;
 };
 
-/* t0: the start of time for trace mode. Returns 0 or -ENOMEM. */
+/* t0: the start of time for trace mode and outages. Returns 0 or -ENOMEM. */
 int linkdir_init(struct linkdir *d, const struct linkdir_params *p, uint64_t seed, uint64_t t0);
 void linkdir_free(struct linkdir *d);
 
@@ -117,6 +127,9 @@ uint64_t linkdir_next_due(const struct linkdir *d);
 
 /* Packets the model holds (queued or in flight). */
 uint32_t linkdir_held(const struct linkdir *d);
+
+/* Whether the link is in one of its periodic outages at t. */
+bool linkdir_in_outage(const struct linkdir *d, uint64_t t);
 
 /* Hand back every held packet (for teardown): returns NULL when empty. */
 void *linkdir_drain(struct linkdir *d);

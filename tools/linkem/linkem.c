@@ -113,6 +113,8 @@ static void describe_direction(const struct emu *e, int k)
 	       p->overhead);
 	if (p->mtu)
 		printf(" mtu %u", p->mtu);
+	if (p->outage_every_ns)
+		printf(" outage %.3f s every %.3f s", p->outage_len_ns / 1e9, p->outage_every_ns / 1e9);
 	printf("\n");
 }
 
@@ -124,7 +126,7 @@ static void print_stats(const struct emu *e)
 		printf("%s in_pkts=%llu in_bytes=%llu out_pkts=%llu out_bytes=%llu loss_drops=%llu "
 		       "queue_drops=%llu overflow_drops=%llu rx_truncated=%llu tx_errors=%llu "
 		       "max_queue_pkts=%llu max_queue_bytes=%llu max_queue_ms=%.3f "
-		       "late_avg_us=%.1f late_max_us=%.1f mtu_drops=%llu\n",
+		       "late_avg_us=%.1f late_max_us=%.1f mtu_drops=%llu outage_drops=%llu\n",
 		       dir_name[k], (unsigned long long)s->in_pkts, (unsigned long long)s->in_bytes,
 		       (unsigned long long)s->out_pkts, (unsigned long long)s->out_bytes,
 		       (unsigned long long)s->loss_drops, (unsigned long long)s->queue_drops,
@@ -134,7 +136,8 @@ static void print_stats(const struct emu *e)
 		       (unsigned long long)s->max_queue_pkts, (unsigned long long)s->max_queue_bytes,
 		       s->max_queue_delay_ns / 1e6,
 		       e->late[k].count ? (double)e->late[k].sum_ns / (double)e->late[k].count / 1e3 : 0.0,
-		       e->late[k].max_ns / 1e3, (unsigned long long)s->mtu_drops);
+		       e->late[k].max_ns / 1e3, (unsigned long long)s->mtu_drops,
+		       (unsigned long long)s->outage_drops);
 	}
 	fflush(stdout);
 }
