@@ -13,8 +13,9 @@
  *   app bulk up|down [start T] [stop T]
  *   app rr [request SIZE] [size SIZE] [think T] [start T] [stop T]
  *   app cbr up|down size SIZE interval T [start T] [stop T]
- *   app tcp up|down [cc cubic|newreno|bbr] [path LINK] [start T] [stop T]
- *                                 path: a plain TCP over that link alone, not through the bond
+ *   app tcp up|down [cc cubic|newreno|bbr] [path LINK] [rmem SIZE] [wmem SIZE] [start T] [stop T]
+ *                                 path: a plain TCP over that link alone, not through the bond;
+ *                                 rmem, wmem: its receive window's and send buffer's most
  *   app tcprr [request SIZE] [size SIZE] [think T] [cc ...] [start T] [stop T]
  *   bond KEY VALUE                cc, send_buffer, receive_window, send_queue,
  *                                 hold, aqm (on|off), mtu, scheduler, and the
@@ -180,7 +181,13 @@ static int parse_app_option(const struct sim_scenario *s, struct line *l, int *i
 		rc = time_of(l, v, &a->interval_ns);
 	else if (!strcmp(k, "path") && a->kind == APP_TCP)
 		rc = v && (a->path = find_link(s, v)) >= 0 ? 0 : fail(l, "app: path: no link '%s' (links come first)", v ? v : "");
-	else if (!strcmp(k, "cc") && (a->kind == APP_TCP || a->kind == APP_TCPRR))
+	else if ((!strcmp(k, "rmem") || !strcmp(k, "wmem")) && (a->kind == APP_TCP || a->kind == APP_TCPRR)) {
+		rc = size_of(l, v, &x);
+		if (!rc && (x < 65536 || x > 1ULL << 30))
+			rc = fail(l, "app: %s must be 64 KiB to 1 GiB", k);
+		if (!rc)
+			*(k[0] == 'r' ? &a->rmem : &a->wmem) = x;
+	} else if (!strcmp(k, "cc") && (a->kind == APP_TCP || a->kind == APP_TCPRR))
 		rc = v && !tcp_cc_by_name(v, &a->cc) ? 0 : fail(l, "app: cc '%s' is none of cubic, newreno, bbr", v ? v : "");
 	else if (!strcmp(k, "size") || !strcmp(k, "request")) {
 		rc = size_of(l, v, &x);

@@ -474,7 +474,8 @@ static bool tcp_open(struct sim *sim, struct app *a)
 	int i = (int)(a - sim->apps);
 	struct tcp_params p = { .cc = a->conf->cc, .mtu = sim->client.bond->tuning.mtu,
 				.measure_from = sim->measure_from, .client_port = (uint16_t)(TCP_PORT_BASE + i),
-				.seed = sim->s->seed * 31 + (uint64_t)i, .xmit = tcp_xmit, .ctx = sim };
+				.seed = sim->s->seed * 31 + (uint64_t)i, .xmit = tcp_xmit, .ctx = sim,
+				.rmem_max = a->conf->rmem, .wmem_max = a->conf->wmem };
 
 	if (a->tcp)
 		return true;
@@ -1042,6 +1043,19 @@ static void report_tcp_flow(struct report *r, const struct app *a, const char *d
 	sum->late |= rcv.wire_late || snd.wire_late || !rcv.wire_in_order;
 }
 
+/* One TCP flow's own goodput, app N_goodput_mbit (N counts the app lines from 1): a scenario with several measures each. */
+static void app_goodput(struct sim *sim, struct report *r, int i)
+{
+	const struct app *a = &sim->apps[i];
+	struct tcp_stats st = { 0 };
+	char name[64];
+
+	if (a->tcp)
+		tcp_get_stats(a->tcp, tcp_data_receiver(a), &st);
+	snprintf(name, sizeof(name), "app%d_goodput_mbit", i + 1);
+	metric(r, name, (double)st.measured_bytes * 8e3 / (double)(sim->end - sim->measure_from));
+}
+
 /* The plain TCP flows over one link (app tcp ... path): what the link carries alone, or other hosts' traffic. */
 static void report_path_flows(struct sim *sim, struct report *r, enum sim_dir dir)
 {
@@ -1064,6 +1078,7 @@ static void report_path_flows(struct sim *sim, struct report *r, enum sim_dir di
 			names[dir], tcp_cc_name(a->conf->cc), sim->s->links[a->conf->path].name,
 			(double)rcv.delivered_bytes / 1e6, snd.retransmits, snd.rto, snd.min_rtt_ms);
 		bytes += rcv.measured_bytes;
+		app_goodput(sim, r, i);
 	}
 	if (!any)
 		return;
@@ -1088,6 +1103,7 @@ static void report_tcp(struct sim *sim, struct report *r, enum sim_dir dir)
 		any = true;
 		if (a->tcp)
 			report_tcp_flow(r, a, names[dir], &sum);
+		app_goodput(sim, r, i);
 	}
 	report_path_flows(sim, r, dir);
 	if (!any)

@@ -58,6 +58,7 @@ struct sim_app_conf {
 	uint64_t start_ns, stop_ns;
 	enum tcp_cc cc;          /* tcp, tcprr: the inner TCP's congestion control */
 	int path;                /* tcp: -1 through the bond; else a plain TCP over this link alone, beside the tunnel */
+	uint64_t rmem, wmem;     /* tcp: the receive window's and the send buffer's most (0: the model's default) */
 };
 
 enum sim_op { OP_GE, OP_LE, OP_EQ };
