@@ -54,7 +54,9 @@ struct wb_bbr {
 	bool round_start;
 	uint64_t full_bw;
 	unsigned full_bw_rounds;
+	uint64_t round_bw[2];         /* the bandwidth estimate when this round and the one before began */
 	bool filled_pipe;
+	bool measured;                /* startup ended at least once: btl_bw was a measure, if an old one */
 	bool has_seen_rtt;            /* the pacing rate was set from a measured RTT */
 	uint64_t round_lost, round_delivered_start; /* this round's losses, and the delivered count at its start */
 	unsigned cycle_index;
@@ -64,6 +66,21 @@ struct wb_bbr {
 	uint64_t low_samples_until;   /* samples of packets sent before this delivered count say nothing lower */
 	uint64_t prior_cwnd;
 	uint32_t pacing_gain, cwnd_gain; /* in 1/256 */
+	/*
+	 * The least RTT of each of the last rounds in which the uplink was
+	 * busy (samples not app-limited), and their minimum: the path's delay
+	 * under load, which a jittering path keeps above the minimum an idle
+	 * probe sees.
+	 */
+	uint64_t rtt_min[WB_BBR_BW_ROUNDS], rtt_round[WB_BBR_BW_ROUNDS];
+	uint64_t loaded_rtt_ns; /* 0: no busy round in the window */
+	uint64_t loaded_ns;     /* the last sample of a busy uplink (not app-limited) came then */
+	uint64_t jitter_ns;     /* how much above the minimum its RTT stays with no queue of its own (jitter_cwnd) */
+	uint64_t probe_rtt_min; /* the least RTT seen in this probe-rtt */
+	/* Ack aggregation: acks that came sooner than the rate allows, kept as a windowed maximum. */
+	uint64_t ack_epoch_ns, ack_epoch_acked;
+	uint64_t extra_acked[2];
+	unsigned extra_acked_rounds, extra_acked_slot;
 };
 
 struct wb_newreno {

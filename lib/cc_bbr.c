@@ -48,6 +48,12 @@ enum { STARTUP, DRAIN, PROBE_BW, PROBE_RTT };
 /* Startup ends after a round that lost more than this (in 1/256) and at least this many packets. */
 #define STARTUP_LOSS_THRESH 5 /* 2% */
 #define STARTUP_LOSS_PACKETS 8
+/* The ack aggregation's maximum is kept over two windows of this many rounds each. */
+#define EXTRA_ACKED_ROUNDS 5
+/* The window it adds is at most this much time at the bottleneck rate. */
+#define EXTRA_ACKED_MAX_NS (100ULL * 1000000ULL)
+/* A model that measured nothing while busy for this long starts up again (restart_stale). */
+#define MODEL_STALE_NS (10ULL * 1000000000ULL)
 
 static const uint32_t cycle_gains[8] = { 320, 192, 256, 256, 256, 256, 256, 256 };
 
@@ -81,6 +87,51 @@ static uint64_t bdp(const struct wb_bbr *b, uint32_t gain)
 	return b->btl_bw * gain / UNIT * (b->min_rtt_ns / 1000) / 1000000;
 }
 
+/*
+ * The window a path's jitter needs on top: the rate times how much the
+ * RTT stays above the ten-second minimum when the uplink is busy with no
+ * queue of its own. On most paths that is nothing. On a path whose delay
+ * jitters, packets that may not overtake each other all take about the
+ * longest delay once the uplink is busy, while an idle probe now and then
+ * comes through at the shortest: a window of two products at that
+ * shortest RTT ran dry within each RTT, the uplink delivered a fraction of
+ * its rate, measured that, and spiralled down.
+ *
+ * It is measured only where the uplink's own queue is known to be empty,
+ * so that a queue cannot feed itself through it (the window grows, the
+ * queue with it, the RTT with that): when startup ends, as the least RTT
+ * of its last busy rounds (those before the queue it built), and at the
+ * end of each probe-rtt, as the least RTT while half a product was in
+ * flight.
+ */
+static uint64_t jitter_cwnd(const struct wb_bbr *b)
+{
+	return b->btl_bw * (b->jitter_ns / 1000) / 1000000;
+}
+
+/* The RTT the path keeps with no queue of ours: what it was, less the minimum. */
+static void set_jitter(struct wb_bbr *b, uint64_t rtt_ns)
+{
+	b->jitter_ns = rtt_ns && b->min_rtt_ns != UINT64_MAX && rtt_ns > b->min_rtt_ns ? rtt_ns - b->min_rtt_ns : 0;
+}
+
+/* A busy sample's RTT into its round's minimum; the minimum of the rounds of the bandwidth window. */
+static void update_loaded_rtt(struct wb_bbr *b, const struct wb_rate_sample *rs)
+{
+	unsigned slot = (unsigned)(b->round_count % WB_BBR_BW_ROUNDS);
+
+	if (rs->rtt_ns && !rs->app_limited) {
+		if (b->rtt_round[slot] != b->round_count || !b->rtt_min[slot] || rs->rtt_ns < b->rtt_min[slot])
+			b->rtt_min[slot] = rs->rtt_ns;
+		b->rtt_round[slot] = b->round_count;
+	}
+	b->loaded_rtt_ns = 0;
+	for (unsigned i = 0; i < WB_BBR_BW_ROUNDS; i++)
+		if (b->rtt_min[i] && b->round_count - b->rtt_round[i] <= BW_WINDOW_ROUNDS &&
+		    (!b->loaded_rtt_ns || b->rtt_min[i] < b->loaded_rtt_ns))
+			b->loaded_rtt_ns = b->rtt_min[i];
+}
+
 /* The initial window per RTT at the startup gain; without an RTT yet, per millisecond. */
 static void init_pacing(struct wb_cc *cc, uint64_t srtt_ns)
 {
@@ -110,6 +161,8 @@ static void update_round(struct wb_bbr *b, const struct wb_rate_sample *rs)
 		b->next_round_delivered = rs->total_delivered;
 		b->round_count++;
 		b->round_start = true;
+		b->round_bw[1] = b->round_bw[0];
+		b->round_bw[0] = b->btl_bw;
 	}
 }
 
@@ -129,6 +182,52 @@ static void update_bandwidth(struct wb_bbr *b, const struct wb_rate_sample *rs)
 	/* An application-limited sample only counts when it shows more than the model. */
 	if ((!rs->app_limited && rs->prior_delivered >= b->low_samples_until) || bw >= b->btl_bw)
 		bw_filter_update(b, b->round_count, bw);
+}
+
+/*
+ * Ack aggregation (as Linux's BBR, from 4.19): on a path whose delay
+ * jitters (Wi-Fi, cable, LTE, an emulator's jitter without reordering),
+ * acks come in bursts, and a window of two bandwidth-delay products at
+ * the least RTT ever seen runs dry between them: the uplink delivers less
+ * than its rate, measures that, and its estimate spirals down (an 89
+ * Mbit/s path with 5 ms of jitter carried 8). What was acked beyond the
+ * rate since the acks last came slower than it is the window a burst
+ * needs: its maximum over about ten rounds goes on top of the target.
+ */
+static void update_ack_aggregation(struct wb_bbr *b, const struct wb_rate_sample *rs, uint64_t now)
+{
+	uint64_t expected, extra;
+
+	if (!rs->acked_bytes || !b->btl_bw)
+		return;
+	if (b->round_start && ++b->extra_acked_rounds >= EXTRA_ACKED_ROUNDS) {
+		b->extra_acked_rounds = 0;
+		b->extra_acked_slot ^= 1;
+		b->extra_acked[b->extra_acked_slot] = 0;
+	}
+	expected = b->btl_bw * ((now - b->ack_epoch_ns) / 1000) / 1000000;
+	if (b->ack_epoch_acked <= expected) { /* acks at or below the rate: a new epoch */
+		b->ack_epoch_acked = 0;
+		b->ack_epoch_ns = now;
+		expected = 0;
+	}
+	b->ack_epoch_acked += rs->acked_bytes;
+	extra = b->ack_epoch_acked - expected;
+	if (extra > b->extra_acked[b->extra_acked_slot])
+		b->extra_acked[b->extra_acked_slot] = extra;
+}
+
+/* The window ack aggregation asks for: the larger of the two windows' maxima, at most EXTRA_ACKED_MAX_NS at the rate. */
+static uint64_t aggregation_cwnd(const struct wb_cc *cc)
+{
+	const struct wb_bbr *b = &cc->bbr;
+	uint64_t extra = b->extra_acked[0] > b->extra_acked[1] ? b->extra_acked[0] : b->extra_acked[1];
+	uint64_t most = b->btl_bw * (EXTRA_ACKED_MAX_NS / 1000) / 1000000;
+
+	if (!b->filled_pipe)
+		return 0;
+	extra = extra < cc->cwnd ? extra : cc->cwnd;
+	return extra < most ? extra : most;
 }
 
 static void check_full_pipe(struct wb_bbr *b, const struct wb_rate_sample *rs)
@@ -153,10 +252,22 @@ static void check_full_pipe(struct wb_bbr *b, const struct wb_rate_sample *rs)
  * it stayed in startup, pacing at nearly three times its rate, and filled
  * its bottleneck's queue behind the scheduler's back.
  */
-static void check_startup_delay(struct wb_bbr *b, const struct wb_rate_sample *rs)
+static void check_startup_delay(struct wb_cc *cc, const struct wb_rate_sample *rs)
 {
-	if (!b->filled_pipe && rs->rtt_ns && b->min_rtt_ns != UINT64_MAX &&
-	    rs->rtt_ns > b->min_rtt_ns + b->min_rtt_ns / 2)
+	struct wb_bbr *b = &cc->bbr;
+	/*
+	 * Only a queue of its own making says the pipe is full: more in flight
+	 * than the pipe it measured holds. An uplink that sends only its probes
+	 * sees other traffic's queue, or a path's jitter, and ended its startup
+	 * having measured nothing (then it was reckoned at bytes a second, and
+	 * starved).
+	 */
+	uint64_t base = b->min_rtt_ns, own = bdp(b, UNIT) > 4ULL * cc->mss ? bdp(b, UNIT) : 4ULL * cc->mss;
+	/* And the rate stopped growing: on a path whose delay jitters, the RTT rises with the load while the rate still doubles. */
+	bool growing = b->btl_bw >= b->round_bw[1] + b->round_bw[1] / 4;
+
+	if (!b->filled_pipe && rs->rtt_ns && b->min_rtt_ns != UINT64_MAX && rs->rtt_ns > base + base / 2 &&
+	    rs->bytes_in_flight > own && !growing)
 		b->filled_pipe = true;
 }
 
@@ -206,6 +317,8 @@ static void update_mode(struct wb_cc *cc, const struct wb_rate_sample *rs, uint6
 	struct wb_bbr *b = &cc->bbr;
 
 	if (b->mode == STARTUP && b->filled_pipe) {
+		b->measured = true;
+		set_jitter(b, b->loaded_rtt_ns);
 		b->mode = DRAIN;
 		b->pacing_gain = DRAIN_GAIN;
 		b->cwnd_gain = HIGH_GAIN;
@@ -225,6 +338,7 @@ static void enter_probe_rtt(struct wb_cc *cc)
 	b->cwnd_gain = UNIT;
 	b->prior_cwnd = cc->cwnd;
 	b->probe_rtt_done = 0;
+	b->probe_rtt_min = 0;
 }
 
 /* The window of probe-rtt: half a bandwidth-delay product, at least the minimum. */
@@ -245,9 +359,12 @@ static void handle_probe_rtt(struct wb_cc *cc, const struct wb_rate_sample *rs, 
 		b->probe_rtt_round_started = false;
 		b->next_round_delivered = rs->total_delivered;
 	} else if (b->probe_rtt_done) {
+		if (rs->rtt_ns && (!b->probe_rtt_min || rs->rtt_ns < b->probe_rtt_min))
+			b->probe_rtt_min = rs->rtt_ns;
 		if (b->round_start)
 			b->probe_rtt_round_started = true;
 		if (b->probe_rtt_round_started && now >= b->probe_rtt_done) {
+			set_jitter(b, b->probe_rtt_min);
 			b->min_rtt_stamp = now;
 			cc->cwnd = cc->cwnd > b->prior_cwnd ? cc->cwnd : b->prior_cwnd;
 			if (b->filled_pipe) {
@@ -281,7 +398,7 @@ static void set_pacing_and_window(struct wb_cc *cc, const struct wb_rate_sample 
 {
 	struct wb_bbr *b = &cc->bbr;
 	uint64_t floor = (uint64_t)WB_CC_MIN_WINDOW_PACKETS * cc->mss;
-	uint64_t target = bdp(b, b->cwnd_gain) + 3ULL * cc->mss;
+	uint64_t target = bdp(b, b->cwnd_gain) + jitter_cwnd(b) + aggregation_cwnd(cc) + 3ULL * cc->mss;
 	uint64_t rate = b->btl_bw * b->pacing_gain / UNIT;
 
 	/*
@@ -307,14 +424,46 @@ static void set_pacing_and_window(struct wb_cc *cc, const struct wb_rate_sample 
 		cc->cwnd = probe_rtt_cwnd(cc);
 }
 
+/*
+ * A model that has measured nothing for MODEL_STALE_NS (the uplink idle,
+ * or left unused by the scheduler) starts up again: what it knew is old,
+ * and the scheduler takes an uplink whose rate is not measured as one to
+ * measure, not as one whose rate is known to be what it was. Startup
+ * paces at its high gain from the rate it had, so an uplink whose path
+ * did not change is back at it within a few rounds, one whose path
+ * changed finds its new rate, and neither is held to a figure of minutes
+ * ago (an uplink left out for carrying little would otherwise stay out
+ * for good: it measures nothing while it is not used). Its ten-second
+ * minimum RTT is kept: probes confirm it while idle.
+ */
+static void restart_stale(struct wb_cc *cc, const struct wb_rate_sample *rs, uint64_t now)
+{
+	struct wb_bbr *b = &cc->bbr;
+
+	if (!rs->app_limited) {
+		b->loaded_ns = now;
+		return;
+	}
+	if (!b->filled_pipe || b->mode == PROBE_RTT || now - b->loaded_ns <= MODEL_STALE_NS)
+		return;
+	b->mode = STARTUP;
+	b->filled_pipe = false;
+	b->full_bw = 0;
+	b->full_bw_rounds = 0;
+	b->pacing_gain = b->cwnd_gain = HIGH_GAIN;
+}
+
 static void bbr_on_ack(struct wb_cc *cc, const struct wb_rate_sample *rs, uint64_t now)
 {
 	struct wb_bbr *b = &cc->bbr;
 
+	restart_stale(cc, rs, now);
 	update_round(b, rs);
+	update_loaded_rtt(b, rs);
 	update_bandwidth(b, rs);
+	update_ack_aggregation(b, rs, now);
 	check_full_pipe(b, rs);
-	check_startup_delay(b, rs);
+	check_startup_delay(cc, rs);
 	check_startup_loss(cc, rs);
 	update_mode(cc, rs, now);
 	update_min_rtt(cc, rs, now);
