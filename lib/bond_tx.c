@@ -287,8 +287,10 @@ static bool send_new(struct wb_bond *b, uint64_t now, uint16_t reserved)
 		return false;
 	b->sched->get_send(b, bytes, now, reserved, &d);
 	if (!d.uplink)
-		return false;
+		return wb_sched_on_waiting(b, now);
 	b->txq.codel.target_ns = wb_sched_queue_target_ns(b);
+	/* CoDel's interval covers the round trip of the inner flows, which the spread lengthens. */
+	b->txq.codel.interval_ns = b->tuning.aqm_interval_ns + (b->txq.codel.target_ns - b->tuning.aqm_target_ns);
 	b->txq.codel.paused = !wb_sched_capacity_known(b);
 	if (!wb_txq_pop(&b->txq, now, &b->pool, &e))
 		return false; /* CoDel dropped the rest */

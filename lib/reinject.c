@@ -9,7 +9,7 @@ void wb_reinject_start(struct wb_bond *b, const struct wb_retrans_decision *d, e
 		.active = true, .reason = reason, .uplink = d->uplink->id, .from = d->from,
 		.next = b->snd.una, .end = b->snd.nxt, .budget = d->limit,
 	};
-	if (reason != WB_RETRANS_RTO) {
+	if (reason != WB_RETRANS_RTO && reason != WB_RETRANS_MEASURE) {
 		b->c.opp_reinject_events++;
 		wb_bond_event(b, &(struct wb_event){ .type = WB_EVENT_REINJECTION, .uplink = d->uplink->name,
 						     .count = 1 });

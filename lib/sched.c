@@ -47,6 +47,7 @@ static const struct {
 	{ "reinject_on_app_limited", WB_SCHED_NO_REINJECT_APP_LIMITED },
 	{ "avoid_blocking", WB_SCHED_NO_AVOID_BLOCKING },
 	{ "arrival", WB_SCHED_NO_ARRIVAL },
+	{ "measure", WB_SCHED_NO_MEASURE },
 };
 
 uint32_t wb_sched_rule_by_name(const char *name)
@@ -270,24 +271,39 @@ uint64_t wb_sched_delay_gap_ns(const struct wb_bond *b, const struct wb_uplink *
 	return own > lo ? (own - lo) / 2 : 0;
 }
 
+/* The total delivery rate of the uplinks the policy uses that have an RTT. */
+static uint64_t total_rate(const struct wb_bond *b)
+{
+	uint16_t mask = wb_sched_uplinks(b);
+	uint64_t total = 0;
+
+	for (int i = 0; i < WB_MAX_UPLINKS; i++)
+		if ((mask & (1u << i)) && has_path_rtt(&b->uplinks[i]))
+			total += wb_sched_delivery_rate(&b->uplinks[i]);
+	return total;
+}
+
+/*
+ * Whether u was measured (now, or before its model started up again: the
+ * rate it had is kept) and carries less than an eighth of the bond's rate.
+ */
+bool wb_sched_small(const struct wb_bond *b, const struct wb_uplink *u)
+{
+	bool measured = u->cc.ops != &wb_cc_bbr || u->cc.bbr.measured;
+
+	return measured && wb_sched_delivery_rate(u) * SPREAD_MIN_SHARE < total_rate(b);
+}
+
 uint64_t wb_sched_delay_spread_ns(const struct wb_bond *b, uint64_t most)
 {
-	uint64_t lo = lowest_path_rtt_ns(b), total = 0, spread = 0;
-	uint16_t mask = wb_sched_uplinks(b), with_rtt = 0;
+	uint64_t lo = lowest_path_rtt_ns(b), spread = 0;
+	uint16_t mask = wb_sched_uplinks(b);
 
-	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
-		const struct wb_uplink *u = &b->uplinks[i];
-
-		if (!(mask & (1u << i)) || !has_path_rtt(u))
-			continue;
-		with_rtt |= (uint16_t)(1u << i);
-		total += wb_sched_delivery_rate(u);
-	}
 	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
 		const struct wb_uplink *u = &b->uplinks[i];
 		uint64_t gap;
 
-		if (!(with_rtt & (1u << i)) || (wb_sched_rate_known(u) && wb_sched_delivery_rate(u) * SPREAD_MIN_SHARE < total))
+		if (!(mask & (1u << i)) || !has_path_rtt(u) || wb_sched_small(b, u))
 			continue;
 		gap = (path_rtt_ns(u) - lo) / 2;
 		if (gap <= most && gap > spread)
@@ -296,11 +312,62 @@ uint64_t wb_sched_delay_spread_ns(const struct wb_bond *b, uint64_t most)
 	return spread;
 }
 
+/* The total delivery rate of the uplinks of mask no more than allow later than the fastest. */
+static uint64_t rate_within(const struct wb_bond *b, uint16_t mask, uint64_t lo, uint64_t allow)
+{
+	uint64_t total = 0;
+
+	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
+		const struct wb_uplink *u = &b->uplinks[i];
+
+		if ((mask & (1u << i)) && has_path_rtt(u) && (path_rtt_ns(u) - lo) / 2 <= allow)
+			total += wb_sched_delivery_rate(u);
+	}
+	return total;
+}
+
+/*
+ * Whether u carries at least within. While its rate is not measured, three
+ * quarters will do: it is being measured with copies of what the others
+ * carry (WB_RETRANS_MEASURE), which come no faster than they deliver.
+ */
+static bool carries_as_much(const struct wb_uplink *u, uint64_t within)
+{
+	uint64_t rate = wb_sched_delivery_rate(u);
+
+	return wb_sched_rate_known(u) ? rate >= within : 4 * rate >= 3 * within;
+}
+
+uint64_t wb_sched_delay_allowance_ns(const struct wb_bond *b)
+{
+	uint64_t allow = b->tuning.aqm_interval_ns / 2, lo = lowest_path_rtt_ns(b);
+	uint16_t mask = wb_sched_uplinks(b);
+
+	for (;;) {
+		uint64_t within = rate_within(b, mask, lo, allow), next = UINT64_MAX;
+
+		/* The nearest uplink beyond the allowance that alone carries at least all those within it. */
+		for (int i = 0; i < WB_MAX_UPLINKS; i++) {
+			const struct wb_uplink *u = &b->uplinks[i];
+			uint64_t gap;
+
+			if (!(mask & (1u << i)) || !has_path_rtt(u))
+				continue;
+			gap = (path_rtt_ns(u) - lo) / 2;
+			if (gap > allow && gap < next && carries_as_much(u, within))
+				next = gap;
+		}
+		if (next == UINT64_MAX)
+			return allow;
+		allow = next;
+	}
+}
+
 uint64_t wb_sched_queue_target_ns(const struct wb_bond *b)
 {
 	if (b->sched != &wb_sched_default || !wb_sched_rule(b, WB_SCHED_NO_ARRIVAL))
 		return b->tuning.aqm_target_ns;
-	return b->tuning.aqm_target_ns + wb_sched_delay_spread_ns(b, b->tuning.aqm_interval_ns / 2);
+	return b->tuning.aqm_target_ns + wb_sched_delay_spread_ns(b, wb_sched_delay_allowance_ns(b));
 }
 
 uint16_t wb_sched_active(const struct wb_bond *b)
@@ -376,26 +443,51 @@ bool wb_sched_idle(const struct wb_uplink *u, uint32_t bytes)
 	       wb_sched_fits(u, bytes) && u->rec->bytes_in_flight + bytes <= u->cc.cwnd;
 }
 
-struct wb_uplink *wb_sched_pick_resend(struct wb_bond *b, uint32_t bytes, uint64_t now, uint16_t avoid,
+/*
+ * When a resend of bytes on u would reach the far end: its arrival as new
+ * data's, and for an uplink that lost it already, a probe timeout of it
+ * later (what losing it again would cost, the time to find it lost: an
+ * uplink whose queue overflowed or that is dying may well lose it again).
+ * So a packet lost at random on a fast uplink goes again on it, not on one
+ * ten times slower, whose delay the receiver's reorder buffer, and the
+ * inner TCP, would then wait for; between uplinks alike, on another.
+ */
+static uint64_t resend_arrival_ns(const struct wb_uplink *u, uint32_t bytes, uint64_t now, uint16_t lost_on)
+{
+	uint64_t t = wb_sched_arrival_ns(u, bytes, now);
+
+	return lost_on & (1u << u->id) ? t + wb_recovery_pto(&u->rtt) : t;
+}
+
+struct wb_uplink *wb_sched_pick_resend(struct wb_bond *b, uint32_t bytes, uint64_t now, uint16_t lost_on,
 				       uint16_t *reserved)
 {
-	uint16_t mask = wb_sched_uplinks(b) & wb_sched_fitting(b, bytes), preferred = mask & (uint16_t)~avoid;
-	struct wb_uplink *u;
+	uint16_t mask = wb_sched_uplinks(b) & wb_sched_fitting(b, bytes);
+	struct wb_uplink *best = NULL;
+	uint64_t best_t = UINT64_MAX;
 
 	*reserved = 0;
-	/*
-	 * First the uplinks that did not lose it. If one of them is up but
-	 * cannot send this instant, the packet waits for it (and new data keeps
-	 * off it): the uplink that lost it is likely to lose it again (its
-	 * queue overflowed, or it is dying).
-	 */
-	if (preferred) {
-		u = wb_sched_earliest(b, preferred, bytes, now);
-		if (!u)
-			*reserved = preferred;
-		return u;
+	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
+		struct wb_uplink *u = &b->uplinks[i];
+		uint64_t t;
+
+		if (!(mask & (1u << i)) || !wb_uplink_usable(u) || !u->rec || u->rec->timed_out ||
+		    !wb_recovery_can_send(u->rec))
+			continue;
+		t = resend_arrival_ns(u, bytes, now, lost_on);
+		if (t < best_t || (t == best_t && !wb_sched_can_send(best, bytes, now))) {
+			best = u;
+			best_t = t;
+		}
 	}
-	return wb_sched_earliest(b, mask, bytes, now);
+	if (!best) /* every one timed out: the one that can send now and delivers first */
+		return wb_sched_earliest(b, mask, bytes, now);
+	/* It arrives first even counting the wait for its pacing or window: the packet waits for it, new data keeps off it. */
+	if (!wb_sched_can_send(best, bytes, now)) {
+		*reserved = (uint16_t)(1u << best->id);
+		return NULL;
+	}
+	return best;
 }
 
 /* ---- the checks a bond ack and the bond's timeout run ---------------------- */
@@ -441,6 +533,20 @@ bool wb_sched_on_bond_ack(struct wb_bond *b, uint64_t now)
 		return false;
 	wb_reinject_start(b, &d, why);
 	return true;
+}
+
+bool wb_sched_on_waiting(struct wb_bond *b, uint64_t now)
+{
+	struct wb_retrans_decision d = { 0 };
+
+	if (!b->sched->get_retrans || b->reinj.active)
+		return false;
+	b->sched->get_retrans(b, WB_RETRANS_MEASURE, now, &d);
+	if (!d.uplink || !d.limit)
+		return false;
+	wb_reinject_start(b, &d, WB_RETRANS_MEASURE);
+	/* Nothing to copy (the others hold nothing it does not), and the push loop must not start over for ever. */
+	return wb_reinject_send_one(b, now);
 }
 
 struct wb_uplink *wb_sched_rto_uplink(struct wb_bond *b)

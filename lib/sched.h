@@ -42,6 +42,7 @@ enum wb_retrans_reason {
 	WB_RETRANS_RWND_FULL,   /* nothing new can go: the peer's receive window is full */
 	WB_RETRANS_SNDBUF_FULL, /* ... our send buffer is full */
 	WB_RETRANS_APP_LIMITED, /* ... nothing more waits to be sent */
+	WB_RETRANS_MEASURE,     /* the next packet waits for the uplinks in use: copies may measure another */
 };
 
 struct wb_retrans_decision {
@@ -133,6 +134,12 @@ uint64_t wb_sched_delivery_rate(const struct wb_uplink *u);
 uint64_t wb_sched_delay_spread_ns(const struct wb_bond *b, uint64_t most);
 /* How much later than the fastest uplink the policy uses u delivers: half the difference of their path RTTs. */
 uint64_t wb_sched_delay_gap_ns(const struct wb_bond *b, const struct wb_uplink *u);
+/*
+ * Whether u was measured (now, or before its controller started up again)
+ * at less than an eighth of the bond's rate: no queue is kept for it, and
+ * it is measured again with copies, not with the inner flows' packets.
+ */
+bool wb_sched_small(const struct wb_bond *b, const struct wb_uplink *u);
 /* Whether u's rate is measured (BBR out of startup; a window-based controller always). */
 bool wb_sched_rate_known(const struct wb_uplink *u);
 /*
@@ -144,11 +151,21 @@ bool wb_sched_rate_known(const struct wb_uplink *u);
  */
 bool wb_sched_capacity_known(const struct wb_bond *b);
 /*
+ * How much later than the fastest uplink a slower one may deliver and
+ * still have the send queue wait for it (the spread's limit): half the
+ * AQM's interval, or more where an uplink beyond it carries at least as
+ * much as all the uplinks within it together. Then leaving it out would
+ * make the bond slower than that uplink alone, and it goes in, with every
+ * uplink that delivers sooner than it. (An uplink that carries less adds
+ * less than the delay costs: the inner flows would pay it on every packet,
+ * and their windows, bounded by their buffers, cover less of the rate.)
+ */
+uint64_t wb_sched_delay_allowance_ns(const struct wb_bond *b);
+/*
  * The AQM's target for the send queue: the configured one, and with the
- * arrival rule the spread of the uplinks' one-way delays on top, the queue
- * it takes to feed a slower uplink what it delivers in time. An uplink
- * more than half the AQM's interval later than the fastest is left out:
- * the inner flows would pay that delay on every packet for little more.
+ * arrival rule the spread of the uplinks' one-way delays on top (within
+ * the allowance), the queue it takes to feed a slower uplink what it
+ * delivers in time.
  */
 uint64_t wb_sched_queue_target_ns(const struct wb_bond *b);
 /* The usable uplinks, a bit per id: the non-backup ones, or the backups if no other is usable. */
@@ -170,12 +187,13 @@ struct wb_uplink *wb_sched_lowest_rtt(struct wb_bond *b, uint16_t mask);
 bool wb_sched_idle(const struct wb_uplink *u, uint32_t bytes);
 
 /*
- * For a resent packet: the uplink that delivers it first, avoiding those
- * that lost it (avoid). If one of the others is usable but cannot send this
- * instant, the packet waits for it: NULL, and *reserved says which uplinks
- * new data must keep off.
+ * For a resent packet: the uplink where it arrives first (as new data
+ * would), one that lost it already (lost_on) counted a probe timeout late,
+ * and none that timed out while another can take it. If that uplink cannot
+ * send this instant, the packet waits for it: NULL, and *reserved says
+ * which uplink new data must keep off.
  */
-struct wb_uplink *wb_sched_pick_resend(struct wb_bond *b, uint32_t bytes, uint64_t now, uint16_t avoid,
+struct wb_uplink *wb_sched_pick_resend(struct wb_bond *b, uint32_t bytes, uint64_t now, uint16_t lost_on,
 				       uint16_t *reserved);
 
 /* Why nothing new can go out now, or WB_RETRANS_NONE. */
@@ -185,6 +203,15 @@ enum wb_retrans_reason wb_sched_blocked(const struct wb_bond *b);
  * reinjection. Returns true when copies are to go out (wb_bond_push sends them).
  */
 bool wb_sched_on_bond_ack(struct wb_bond *b, uint64_t now);
+/*
+ * The next new packet waits for the uplinks the policy uses: the bond has
+ * more to send than they take now. The policy may name an uplink it does
+ * not use yet, whose rate it does not know, to carry copies of what the
+ * others hold (WB_RETRANS_MEASURE): its rate is then measured with no
+ * packet of the inner flows waiting for it. Returns true when copies are
+ * to go out.
+ */
+bool wb_sched_on_waiting(struct wb_bond *b, uint64_t now);
 /* For the bond's timeout: the lowest-RTT uplink, one that does not carry snd_una if it can. */
 struct wb_uplink *wb_sched_rto_uplink(struct wb_bond *b);
 /* The bond's timeout: the policy (or the lowest-RTT uplink) resends from snd_una. */

@@ -109,7 +109,8 @@ static bool better_wait(struct wb_bond *b, const struct wb_uplink *u, uint32_t b
  */
 static bool ramping_up(const struct wb_bond *b, const struct wb_uplink *u)
 {
-	return !wb_sched_rate_known(u) && wb_sched_delay_gap_ns(b, u) <= b->tuning.aqm_interval_ns / 2;
+	return !wb_sched_rate_known(u) && !wb_sched_small(b, u) &&
+	       wb_sched_delay_gap_ns(b, u) <= wb_sched_delay_allowance_ns(b);
 }
 
 /*
@@ -145,7 +146,7 @@ static struct wb_uplink *by_arrival(struct wb_bond *b, uint16_t mask, uint32_t b
 	if (ramping_up(b, ready))
 		return wb_sched_rule(b, WB_SCHED_NO_AVOID_BLOCKING) && blest_wait(b, first, ready, bytes) ? NULL : ready;
 	behind = b->txq.bytes * WB_NSEC_PER_SEC / rate;
-	slack = wb_sched_delay_spread_ns(b, b->tuning.aqm_interval_ns / 2);
+	slack = wb_sched_delay_spread_ns(b, wb_sched_delay_allowance_ns(b));
 	if (wb_sched_arrival_ns(ready, bytes, now) > wb_sched_arrival_ns(first, bytes, now) + (behind > slack ? behind : slack))
 		return NULL; /* it waits for the first */
 	if (wb_sched_rule(b, WB_SCHED_NO_AVOID_BLOCKING) && blest_wait(b, first, ready, bytes))
@@ -237,6 +238,7 @@ static bool reason_allowed(const struct wb_bond *b, enum wb_retrans_reason why)
 		return wb_sched_rule(b, WB_SCHED_NO_REINJECT_APP_LIMITED);
 	case WB_RETRANS_NONE:
 	case WB_RETRANS_RTO:
+	case WB_RETRANS_MEASURE:
 		break;
 	}
 	return false;
@@ -283,13 +285,45 @@ static uint64_t copy_budget(const struct wb_uplink *idle, const struct wb_uplink
 	return idle->cc.pacing_rate * gain_ns / WB_NSEC_PER_SEC;
 }
 
+/*
+ * An uplink to measure with copies: one the policy uses, up, not a backup,
+ * free to send a full packet now, whose rate is not known (never measured,
+ * or not for long: cc_bbr.c's restart) and that is beyond the delay
+ * allowance, so neither the arrival rule nor the ramp gives it anything
+ * to measure itself with. Copies of what the others hold keep its
+ * controller busy, and the receiver drops them as duplicates: the inner
+ * flows wait for none of them. If its rate proves to be at least that of
+ * the uplinks within the allowance, the allowance grows to take it in.
+ */
+static struct wb_uplink *to_measure(struct wb_bond *b, uint64_t now)
+{
+	uint16_t mask = wb_sched_uplinks(b);
+	uint64_t allow = wb_sched_delay_allowance_ns(b);
+
+	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
+		struct wb_uplink *u = &b->uplinks[i];
+
+		if ((mask & (1u << i)) && wb_sched_idle(u, wb_sched_full_packet(u)) && !wb_sched_rate_known(u) &&
+		    (wb_sched_delay_gap_ns(b, u) > allow || wb_sched_small(b, u)) &&
+		    wb_sched_can_send(u, wb_sched_full_packet(u), now))
+			return u;
+	}
+	return NULL;
+}
+
 static void default_get_retrans(struct wb_bond *b, enum wb_retrans_reason why, uint64_t now,
 				struct wb_retrans_decision *d)
 {
 	struct wb_uplink *idle;
 	uint64_t budget = 0, room;
 
-	(void)now;
+	if (why == WB_RETRANS_MEASURE) {
+		if (!wb_sched_rule(b, WB_SCHED_NO_MEASURE) || !(d->uplink = to_measure(b, now)))
+			return;
+		d->from = wb_sched_uplinks(b) & (uint16_t)~(1u << d->uplink->id);
+		d->limit = d->uplink->cc.cwnd - d->uplink->rec->bytes_in_flight;
+		return;
+	}
 	if (why == WB_RETRANS_RTO) {
 		d->uplink = wb_sched_rto_uplink(b);
 		if (d->uplink)

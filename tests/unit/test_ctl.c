@@ -959,8 +959,8 @@ static void test_set_sched_unknown_rule_bits_are_rejected(void **state)
 
 	(void)state;
 	nlh = start(WB_CTL_CMD_SET_SCHED);
-	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_ON, 0x100 | WB_SCHED_NO_PENALISE);
-	reject(nlh, WB_CTL_REQUEST, -EINVAL, "unknown rule bits 0x100");
+	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_ON, 0x200 | WB_SCHED_NO_PENALISE);
+	reject(nlh, WB_CTL_REQUEST, -EINVAL, "unknown rule bits 0x200");
 	nlh = start(WB_CTL_CMD_SET_SCHED);
 	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_OFF, 0x80000000u);
 	reject(nlh, WB_CTL_REQUEST, -EINVAL, "unknown rule bits 0x80000000");

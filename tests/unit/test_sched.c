@@ -313,6 +313,8 @@ static void test_rule_names_map_to_flags_and_back(void **state)
 		{ "reinject_on_sndbuf", WB_SCHED_NO_REINJECT_SNDBUF },
 		{ "reinject_on_app_limited", WB_SCHED_NO_REINJECT_APP_LIMITED },
 		{ "avoid_blocking", WB_SCHED_NO_AVOID_BLOCKING },
+		{ "arrival", WB_SCHED_NO_ARRIVAL },
+		{ "measure", WB_SCHED_NO_MEASURE },
 	};
 	uint32_t seen = 0;
 
@@ -329,7 +331,7 @@ static void test_rule_names_map_to_flags_and_back(void **state)
 	assert_int_equal(wb_sched_rule_by_name(""), 0);
 	assert_int_equal(wb_sched_rule_by_name("Penalise"), 0);
 	assert_null(wb_sched_rule_name(0));
-	assert_null(wb_sched_rule_name(0x100));
+	assert_null(wb_sched_rule_name(0x200));
 	assert_null(wb_sched_rule_name(WB_SCHED_NO_PENALISE | WB_SCHED_NO_REINJECT));
 }
 
@@ -535,7 +537,7 @@ static void test_arrival_counts_a_probing_pace(void **state)
 	(void)state;
 	u->cc.pacing_rate = 12500000; /* a 125 kB pipe at the pace: 75 kB queued, 6 ms; 0.08 ms for 1000 bytes */
 	assert_int_equal(wb_sched_arrival_ns(u, 1000, p.now), p.now + 15100000);
-	u->cc.bbr.filled_pipe = true;
+	u->cc.bbr.filled_pipe = u->cc.bbr.measured = true;
 	assert_int_equal(wb_sched_arrival_ns(u, 1000, p.now), p.now + 11080000);
 }
 
@@ -553,7 +555,7 @@ static void test_arrival_waits_for_the_fast_uplink_unless_the_queue_is_long(void
 	(void)state;
 	shape(b, 0, 10 * MS, 10000000, 100000, 0); /* 10 MB/s: 0.1 ms + 5 ms */
 	shape(b, 1, 30 * MS, 1000000, 100000, 0);  /* 1 MB/s: 1 ms + 15 ms */
-	b->uplinks[1].cc.bbr.filled_pipe = true;   /* its rate is measured */
+	b->uplinks[1].cc.bbr.filled_pipe = b->uplinks[1].cc.bbr.measured = true;   /* its rate is measured */
 	b->uplinks[0].next_send_ns = p.now + 1 * MS;
 	assert_int_equal(wb_sched_delay_spread_ns(b, 50 * MS), 0);
 	assert_null(get_send(&wb_sched_default, b, 1000, 0, NULL));
@@ -580,19 +582,19 @@ static void test_arrival_lets_a_worthwhile_uplink_deliver_within_the_spread(void
 	(void)state;
 	shape(b, 0, 10 * MS, 10000000, 100000, 0); /* 0.1 ms + 5 ms */
 	shape(b, 1, 30 * MS, 10000000, 100000, 0); /* 0.1 ms + 15 ms, 10 ms later */
-	b->uplinks[1].cc.bbr.filled_pipe = true;
+	b->uplinks[1].cc.bbr.filled_pipe = b->uplinks[1].cc.bbr.measured = true;
 	b->uplinks[0].next_send_ns = p.now + 1 * MS; /* 6.1 ms: 15.1 is within 10 ms of it */
 	assert_int_equal(wb_sched_delay_spread_ns(b, 50 * MS), 10 * MS);
 	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[1]);
 	/* Its own queue 2 ms (20 kB beyond its 300 kB pipe): 17.1 ms, more than 10 after 6.1: it waits. */
 	shape(b, 1, 30 * MS, 10000000, 1000000, 320000);
-	b->uplinks[1].cc.bbr.filled_pipe = true;
+	b->uplinks[1].cc.bbr.filled_pipe = b->uplinks[1].cc.bbr.measured = true;
 	assert_null(get_send(&wb_sched_default, b, 1000, 0, NULL));
 	/* A tenth of the rate, measured: no spread; not yet measured: its share is not held against it. */
 	shape(b, 1, 30 * MS, 1000000, 100000, 0);
-	b->uplinks[1].cc.bbr.filled_pipe = true;
+	b->uplinks[1].cc.bbr.filled_pipe = b->uplinks[1].cc.bbr.measured = true;
 	assert_int_equal(wb_sched_delay_spread_ns(b, 50 * MS), 0);
-	b->uplinks[1].cc.bbr.filled_pipe = false;
+	b->uplinks[1].cc.bbr.filled_pipe = b->uplinks[1].cc.bbr.measured = false;
 	assert_int_equal(wb_sched_delay_spread_ns(b, 50 * MS), 10 * MS);
 }
 
@@ -618,7 +620,7 @@ static void test_arrival_feeds_an_uplink_still_in_startup(void **state)
 	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[0]);
 	/* Measured at that rate: 25 ms against 6.1, it waits. */
 	b->uplinks[0].next_send_ns = p.now + 1 * MS;
-	b->uplinks[1].cc.bbr.filled_pipe = true;
+	b->uplinks[1].cc.bbr.filled_pipe = b->uplinks[1].cc.bbr.measured = true;
 	assert_null(get_send(&wb_sched_default, b, 1000, 0, NULL));
 	/* Not measured, but 60 ms later one way: past the AQM's half interval, it waits too. */
 	shape(b, 1, 130 * MS, 100000, 100000, 0);
@@ -2151,7 +2153,10 @@ static void test_redundant_sends_each_packet_on_every_uplink(void **state)
 
 /* ---- 12. the backup rests ------------------------------------------------------------- */
 
-/* A resend avoids the uplinks that lost it, but never falls back on a backup. */
+/*
+ * A resend goes where it arrives first, the uplinks that lost it counted
+ * one of their RTTs late, and never on a backup while another is usable.
+ */
 static void test_resends_never_go_on_a_backup_while_another_is_usable(void **state)
 {
 	struct wb_bond *b = scene(3, true);
@@ -2161,19 +2166,26 @@ static void test_resends_never_go_on_a_backup_while_another_is_usable(void **sta
 	shape(b, 0, 10 * MS, 10000000, 100000, 0);
 	shape(b, 1, 50 * MS, 1000000, 100000, 0);
 	shape(b, 2, 1 * MS, 100000000, 1000000, 0);
-	/* Lost on uplink 0: uplink 1, though 0 would be faster. */
-	assert_ptr_equal(wb_sched_pick_resend(b, 1000, p.now, 0x1, &reserved), &b->uplinks[1]);
+	/* Lost on uplink 0: on it again, since even an RTT late it arrives 10 ms before uplink 1 would. */
+	assert_ptr_equal(wb_sched_pick_resend(b, 1000, p.now, 0x1, &reserved), &b->uplinks[0]);
 	assert_int_equal(reserved, 0);
-	/* Lost on both: the best of them again, not the backup. */
+	/* An uplink 1 alike: the one that did not lose it. */
+	shape(b, 1, 12 * MS, 10000000, 100000, 0);
+	assert_ptr_equal(wb_sched_pick_resend(b, 1000, p.now, 0x1, &reserved), &b->uplinks[1]);
+	/* Lost on both: the first to arrive again, not the backup. */
 	assert_ptr_equal(wb_sched_pick_resend(b, 1000, p.now, 0x3, &reserved), &b->uplinks[0]);
-	/* Uplink 1 cannot send now: the resend waits for it, and new data keeps off it. */
+	/* Uplink 1 cannot send for a millisecond, and still arrives first: the resend waits for it, new data keeps off it. */
 	b->uplinks[1].next_send_ns = p.now + MS;
 	assert_null(wb_sched_pick_resend(b, 1000, p.now, 0x1, &reserved));
 	assert_int_equal(reserved, 0x2);
-	/* Neither can: no uplink at all, not the backup. */
+	/* Lost on both, uplink 0's window full: it still arrives first (its acks free room within 0.1 ms); it waits for it. */
 	b->uplinks[0].rec->bytes_in_flight = b->uplinks[0].cc.cwnd;
 	assert_null(wb_sched_pick_resend(b, 1000, p.now, 0x3, &reserved));
-	assert_int_equal(reserved, 0);
+	assert_int_equal(reserved, 0x1);
+	/* One that timed out is passed over while another can take it. */
+	b->uplinks[1].rec->timed_out = true;
+	assert_null(wb_sched_pick_resend(b, 1000, p.now, 0x1, &reserved));
+	assert_int_equal(reserved, 0x1);
 }
 
 /* The bond's timeout does not take the backup either, even when only it lacks snd_una. */
