@@ -927,6 +927,8 @@ static void report_direction(struct sim *sim, struct report *r, enum sim_dir dir
 		metric(r, name, share);
 		snprintf(name, sizeof(name), "ip_packets_%s_%s", sim->s->links[k].name, names[dir]);
 		metric(r, name, (double)ip);
+		snprintf(name, sizeof(name), "ip_share_%s_%s", sim->s->links[k].name, names[dir]);
+		metric(r, name, ip_packets ? (double)ip / (double)ip_packets : 0);
 		fprintf(r->out, "      link %-10s share %5.1f%%, %" PRIu64 " IP packets\n", sim->s->links[k].name,
 			100 * share, ip);
 	}
