@@ -198,7 +198,7 @@ demo: deps all
 	@tests/netns/demo.sh $(BUILD)
 
 bench: deps all $(TOOL_BINS) $(SIM_BIN)
-	@BENCH="$(BENCH)" tests/bench/run.sh $(BUILD)
+	@BENCH="$(BENCH)" SEED="$(SEED)" FIRST="$(FIRST)" N="$(N)" tests/bench/run.sh $(BUILD)
 
 # libFuzzer needs clang; each harness runs FUZZ_SECONDS on a scratch copy of its corpus.
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined $(INCLUDES)

@@ -2,9 +2,9 @@
 # The simulator's sweep: draws of uplinks and moments (tests/tools/wbsweep.c)
 # instead of a list of named cells. For each draw, one inner TCP through the
 # bond for 12 s from the draw's moment, beside a plain TCP over each uplink
-# alone (the same inner congestion control and direction, its own run),
-# both with Linux's default socket buffers;
-# goodput counted from the transfer's first packet, as a user sees it.
+# alone (the same inner congestion control and direction, its own run);
+# goodput counted from the transfer's first packet, as a user sees it
+# (tests/sim/sweep_scenario.sh writes the scenarios).
 #
 #   tests/sim/sweep.sh [-b BUILD] [-s SEED] [-f FIRST] [-n N] [-j JOBS] [-c] [-e LINE]... [-k]
 #
@@ -41,45 +41,18 @@ GEN=$BUILD/tests/tools/wbsweep
 [ -x "$SIM" ] && [ -x "$GEN" ] || { echo "sweep: missing $SIM or $GEN (make unit-bins tool-bins)" >&2; exit 2; }
 WORK=$BUILD/sweep/s$SEED
 mkdir -p "$WORK"
-SECS=12
-# Linux's defaults (tcp_wmem's most is 4 MB; tcp_rmem's, 32 MB since 6.10): what the namespaces' TCP ends have.
-BUFS="rmem 32mb wmem 4mb"
 
-# The transfer's start for a moment, in seconds of simulated time.
-start_of() {
-	case $1 in
-	fresh) echo 2 ;;
-	after) echo 14 ;;
-	idle2m) echo 122 ;;
-	idle10m) echo 602 ;;
-	esac
-}
-
-# scenario DRAWFILE KIND [K]: the bond's scenario (KIND bond), or uplink K alone (KIND alone).
+# scenario DRAWFILE KIND [K]: the bond's scenario at the draw's moment, cc and direction (KIND bond), or uplink K alone.
 scenario() {
-	local d=$1 kind=$2 k=${3:-} moment cc dir start n i=0
-	moment=$(awk '$1 == "moment" { print $2 }' "$d")
+	local d=$1 kind=$2 cc dir
 	cc=$(awk '$1 == "cc" { print $2 }' "$d")
 	dir=$(awk '$1 == "dir" { print $2 }' "$d")
-	start=$(start_of "$moment")
-	[ "$kind" = alone ] && start=2
-	n=$(grep -c '^uplink' "$d")
-	echo "seed $(awk '$1 == "draw" { split($2, a, "."); print a[2] }' "$d")"
-	echo "duration $((start + SECS))s"
-	echo "warmup ${start}s"
-	echo "bond mtu 1433"
-	awk '$1 == "uplink" { $1 = "link"; print }' "$d"
 	if [ "$kind" = alone ]; then
-		echo "app tcp $dir cc $cc path u$k $BUFS start ${start}s"
-		return
+		tests/sim/sweep_scenario.sh "$d" alone "$cc" "$dir" "$3"
+	else
+		tests/sim/sweep_scenario.sh "$d" bond "$cc" "$dir" "$(awk '$1 == "moment" { print $2 }' "$d")"
+		cat "$WORK/extra.lines"
 	fi
-	echo "app tcp $dir cc $cc $BUFS start ${start}s" # app1: the one measured
-	case $moment in
-	after) echo "app tcp $dir cc $cc $BUFS start 2s stop 12s" ;;
-	idle2m) # other traffic on each path alone while the tunnel is idle, as a benchmark before it
-		for i in $(seq "$n"); do echo "app tcp $dir cc $cc path u$i $BUFS start $((20 * i))s stop $((20 * i + 15))s"; done ;;
-	esac
-	cat "$WORK/extra.lines"
 }
 
 metric() { awk -v m="$2" '$1 == "metric" && $2 == m { print $3; f = 1 } END { if (!f) print "nan" }' "$1"; }
@@ -111,8 +84,8 @@ run_draw() {
 		"$(metric "$d.bond.out" "tcp_rto_$dir")"
 	[ "$KEEP" = 1 ] || rm -f "$d".*.out "$d".*.sim
 }
-export -f run_draw scenario start_of metric
-export SIM GEN SEED WORK SECS KEEP BUFS
+export -f run_draw scenario metric
+export SIM GEN SEED WORK KEEP
 printf '%s\n' "${EXTRA[@]+"${EXTRA[@]}"}" >"$WORK/extra.lines"
 
 seq "$FIRST" $((FIRST + N - 1)) | xargs -P "$JOBS" -I{} bash -c 'run_draw {}' | sort -n >"$WORK/results.txt"
