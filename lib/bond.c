@@ -156,6 +156,10 @@ void wb_bond_uplink_transition(struct wb_bond *b, struct wb_uplink *u, enum wb_u
 		return;
 	u->state = to;
 	u->state_since_ns = now;
+	if (from == WB_UPLINK_UP) {
+		u->left_up_ns = now;
+		u->left_up_rate = u->cc.pacing_rate;
+	}
 	snprintf(u->state_why, sizeof(u->state_why), "%s", why);
 	if (to == WB_UPLINK_DOWN || to == WB_UPLINK_STALE) {
 		u->answers_in_row = 0;

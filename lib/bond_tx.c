@@ -291,7 +291,7 @@ static bool send_new(struct wb_bond *b, uint64_t now, uint16_t reserved)
 	b->txq.codel.target_ns = wb_sched_queue_target_ns(b);
 	/* CoDel's interval covers the round trip of the inner flows, which the spread lengthens. */
 	b->txq.codel.interval_ns = b->tuning.aqm_interval_ns + (b->txq.codel.target_ns - b->tuning.aqm_target_ns);
-	b->txq.codel.paused = !wb_sched_capacity_known(b);
+	b->txq.codel.hold_ns = wb_sched_queue_hold_ns(b, now);
 	if (!wb_txq_pop(&b->txq, now, &b->pool, &e))
 		return false; /* CoDel dropped the rest */
 	if (wb_sndbuf_push(&b->snd, e.data, e.len, &dsn)) {

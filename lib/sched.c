@@ -22,6 +22,17 @@
  * that wait, lost more than it gained).
  */
 #define SPREAD_MIN_SHARE 8
+/*
+ * For this long after an uplink left "up" (an outage began: it went stale
+ * or down), the send queue may hold up to OUTAGE_QUEUE_NS before the AQM
+ * judges it: the queue is the outage's, the capacity that went away for a
+ * moment, and the inner flows, told by drops to slow down to the uplinks
+ * left, took seconds to come back once it returned (a CUBIC halved five
+ * times over a one-second outage of a satellite link). An uplink dead for
+ * good holds the queue this long once, then the AQM judges as ever.
+ */
+#define OUTAGE_HOLD_NS (5ULL * WB_NSEC_PER_SEC)
+#define OUTAGE_QUEUE_NS (1ULL * WB_NSEC_PER_SEC)
 
 static const struct wb_sched_ops *const policies[] = {
 	&wb_sched_default, &wb_sched_roundrobin, &wb_sched_redundant, &wb_sched_first,
@@ -361,6 +372,38 @@ uint64_t wb_sched_delay_allowance_ns(const struct wb_bond *b)
 			return allow;
 		allow = next;
 	}
+}
+
+/*
+ * Whether an uplink that is not a backup left "up" (an outage began)
+ * within OUTAGE_HOLD_NS, taking at least a quarter of the bond's rate with
+ * it: it may be out still, or back and ramping up. (A small one that comes
+ * and goes, as an LTE line while driving, takes little capacity away: the
+ * queue it leaves is not worth holding, and a queue held at every one of
+ * its outages was bufferbloat most of the time.)
+ */
+static bool outage_lately(const struct wb_bond *b, uint64_t now)
+{
+	uint64_t rest = 0;
+
+	for (int i = 0; i < WB_MAX_UPLINKS; i++)
+		if (wb_uplink_usable(&b->uplinks[i]) && b->uplinks[i].rec && !b->uplinks[i].backup)
+			rest += wb_sched_delivery_rate(&b->uplinks[i]);
+	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
+		const struct wb_uplink *u = &b->uplinks[i];
+
+		if (u->exists && !u->backup && u->left_up_ns && now - u->left_up_ns < OUTAGE_HOLD_NS &&
+		    3 * u->left_up_rate >= rest)
+			return true;
+	}
+	return false;
+}
+
+uint64_t wb_sched_queue_hold_ns(const struct wb_bond *b, uint64_t now)
+{
+	if (outage_lately(b, now))
+		return OUTAGE_QUEUE_NS;
+	return wb_sched_capacity_known(b) ? 0 : b->tuning.aqm_interval_ns;
 }
 
 uint64_t wb_sched_queue_target_ns(const struct wb_bond *b)

@@ -162,6 +162,15 @@ bool wb_sched_capacity_known(const struct wb_bond *b);
  */
 uint64_t wb_sched_delay_allowance_ns(const struct wb_bond *b);
 /*
+ * How long a packet may wait in the send queue before the AQM judges it:
+ * a second while an uplink is in an outage or has just come back from one
+ * (the queue is the outage's), an interval while no uplink's rate is
+ * measured yet (the queue is the tunnel's own: its uplinks still ramp up
+ * and an inner TCP in slow start would lose a packet at a tenth of the
+ * path's window), else nothing.
+ */
+uint64_t wb_sched_queue_hold_ns(const struct wb_bond *b, uint64_t now);
+/*
  * The AQM's target for the send queue: the configured one, and with the
  * arrival rule the spread of the uplinks' one-way delays on top (within
  * the allowance), the queue it takes to feed a slower uplink what it

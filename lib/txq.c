@@ -109,7 +109,7 @@ static bool ok_to_drop(struct wb_txq *q, uint64_t now)
 	uint64_t sojourn = e ? now - e->enqueued_ns : 0;
 
 	/* Paused, only a queue older than an interval is judged (one that waited out a dead uplink, say). */
-	if (!e || sojourn < c->target_ns || (c->paused && sojourn < c->interval_ns) || q->bytes <= q->mtu) {
+	if (!e || sojourn < c->target_ns || sojourn < c->hold_ns || q->bytes <= q->mtu) {
 		c->first_above_ns = 0;
 		return false;
 	}

@@ -28,7 +28,12 @@ struct wb_codel {
 	uint64_t first_above_ns, drop_next_ns;
 	uint32_t count, last_count;
 	bool dropping;
-	bool paused;              /* the queue is the tunnel's own (its uplinks still ramping up): judged only past an interval */
+	/*
+	 * The queue is the tunnel's own, not the inner flows' doing (its
+	 * uplinks still ramping up, or one of them in an outage): a packet
+	 * that waited less than this is not judged. 0: CoDel as ever.
+	 */
+	uint64_t hold_ns;
 };
 
 struct wb_txq {

@@ -49,6 +49,8 @@ struct wb_uplink {
 	uint32_t answered_seq;   /* of the last probe answered */
 	uint64_t next_probe_ns;
 	bool ever_up;            /* a first answer suffices until the uplink has once been up */
+	uint64_t left_up_ns;     /* it last went from up to stale or down then (0: never) */
+	uint64_t left_up_rate;   /* ... carrying this (bytes/s, its controller's pace then) */
 
 	struct wb_rtt rtt;
 	uint32_t loss_ppm;       /* smoothed loss ratio of its datagrams, parts per million */

@@ -23,6 +23,7 @@
  *   expect METRIC OP NUMBER       OP is >=, <= or ==; see sim.c for metrics
  *   verbose                       the devices' log lines on stderr
  *   report_every TIME             a line of goodput and link shares per interval, on stderr
+ *   window NAME FROM TO           the inner TCP flows' goodput over [FROM, TO): window_NAME_DIR_mbit
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -324,6 +325,20 @@ static int parse_line(struct sim_scenario *s, struct line *l)
 		return parse_expect(s, l);
 	if (!strcmp(k, "verbose") && l->n == 1) {
 		s->verbose = true;
+		return 0;
+	}
+	if (!strcmp(k, "window") && l->n == 4) {
+		struct sim_window *w = &s->windows[s->n_windows];
+		int rc;
+
+		if (s->n_windows == SIM_MAX_WINDOWS || strlen(l->w[1]) >= sizeof(w->name))
+			return fail(l, "window: more than %d, or a name too long", SIM_MAX_WINDOWS);
+		snprintf(w->name, sizeof(w->name), "%s", l->w[1]);
+		if ((rc = time_of(l, l->w[2], &w->from_ns)) || (rc = time_of(l, l->w[3], &w->to_ns)))
+			return rc;
+		if (w->to_ns <= w->from_ns)
+			return fail(l, "window %s: it ends before it begins", w->name);
+		s->n_windows++;
 		return 0;
 	}
 	if (!strcmp(k, "report_every") && l->n == 2)

@@ -91,6 +91,8 @@ struct sim {
 	char why[256];
 	uint64_t max_held;
 	uint64_t next_report_ns, reported_bytes[2], reported_link_bytes[SIM_MAX_LINKS][2];
+	uint64_t window_bytes[SIM_MAX_WINDOWS][2][2]; /* per window, per direction: delivered at its start, its end */
+	bool window_seen[SIM_MAX_WINDOWS][2];
 };
 
 /* ---- the devices' callbacks ---------------------------------------------------- */
@@ -705,6 +707,35 @@ static void sender_state(const struct sim *sim)
 	}
 }
 
+/* The bytes the inner TCP flows of a direction (through the bond) delivered so far. */
+static uint64_t tcp_delivered(const struct sim *sim, enum sim_dir dir)
+{
+	uint64_t bytes = 0;
+
+	for (int i = 0; i < sim->s->n_apps; i++) {
+		const struct app *a = &sim->apps[i];
+
+		if (a->tcp && is_tcp(a) && !on_path(a) && a->conf->dir == dir)
+			bytes += tcp_received(a->tcp, tcp_data_receiver(a));
+	}
+	return bytes;
+}
+
+/* At a window's bounds, what the flows delivered so far. */
+static void note_windows(struct sim *sim)
+{
+	for (int w = 0; w < sim->s->n_windows; w++)
+		for (int edge = 0; edge < 2; edge++) {
+			uint64_t at = T0 + (edge ? sim->s->windows[w].to_ns : sim->s->windows[w].from_ns);
+
+			if (sim->now >= at && !(edge ? sim->window_seen[w][1] : sim->window_seen[w][0])) {
+				sim->window_seen[w][edge] = true;
+				for (int d = 0; d < 2; d++)
+					sim->window_bytes[w][d][edge] = tcp_delivered(sim, (enum sim_dir)d);
+			}
+		}
+}
+
 /* A line per interval on stderr: goodput each way, and how the links shared it; each sender's uplinks. */
 static void interval_report(struct sim *sim)
 {
@@ -754,6 +785,12 @@ static uint64_t next_time(const struct sim *sim)
 		due = t;
 	if (sim->s->report_every_ns && sim->next_report_ns < due)
 		due = sim->next_report_ns;
+	for (int w = 0; w < sim->s->n_windows; w++) {
+		if (!sim->window_seen[w][0] && (t = T0 + sim->s->windows[w].from_ns) < due)
+			due = t;
+		if (!sim->window_seen[w][1] && (t = T0 + sim->s->windows[w].to_ns) < due)
+			due = t;
+	}
 	return due;
 }
 
@@ -772,6 +809,7 @@ static int loop(struct sim *sim)
 			wb_device_tick(sim->server.dev, sim->now);
 		run_apps(sim);
 		check_invariants(sim);
+		note_windows(sim);
 		interval_report(sim);
 		next = next_time(sim);
 		if (next > sim->now) {
@@ -1123,6 +1161,24 @@ static void report_tcp(struct sim *sim, struct report *r, enum sim_dir dir)
 	}
 }
 
+static void report_windows(struct sim *sim, struct report *r)
+{
+	static const char *const names[2] = { "up", "down" };
+
+	for (int w = 0; w < sim->s->n_windows; w++) {
+		const struct sim_window *win = &sim->s->windows[w];
+
+		for (int d = 0; d < 2; d++) {
+			char name[64];
+			double mbit = (double)(sim->window_bytes[w][d][1] - sim->window_bytes[w][d][0]) * 8e3 /
+				      (double)(win->to_ns - win->from_ns);
+
+			snprintf(name, sizeof(name), "window_%.31s_%s_mbit", win->name, names[d]);
+			metric(r, name, sim->window_seen[w][1] ? mbit : 0);
+		}
+	}
+}
+
 static void report_apps(struct sim *sim, struct report *r)
 {
 	for (int i = 0; i < sim->s->n_apps; i++) {
@@ -1217,6 +1273,7 @@ int sim_run(const struct sim_scenario *s, FILE *out)
 		report_uplinks(&sim, &r);
 		report_bond(&sim, &r);
 		report_apps(&sim, &r);
+		report_windows(&sim, &r);
 		rc = check_expectations(s, &r) ? 1 : 0;
 		for (int i = 0; s->print_metrics && i < r.n; i++)
 			fprintf(out, "metric %s %.6f\n", r.m[i].name, r.m[i].value);

@@ -25,6 +25,7 @@
 #define SIM_MAX_EVENTS 64
 #define SIM_MAX_APPS 8
 #define SIM_MAX_EXPECT 32
+#define SIM_MAX_WINDOWS 8
 #define SIM_OUTER_HEADER 28 /* IPv4 and UDP around each datagram on a link */
 #define SIM_MS 1000000ULL
 #define SIM_SEC 1000000000ULL
@@ -70,6 +71,12 @@ struct sim_expect {
 	int line;
 };
 
+/* window NAME FROM TO: the inner TCP flows' goodput over [FROM, TO), as a metric of its own. */
+struct sim_window {
+	char name[32];
+	uint64_t from_ns, to_ns;
+};
+
 struct sim_scenario {
 	char path[256];
 	uint64_t duration_ns, warmup_ns;
@@ -82,6 +89,8 @@ struct sim_scenario {
 	struct sim_app_conf apps[SIM_MAX_APPS];
 	int n_expect;
 	struct sim_expect expect[SIM_MAX_EXPECT];
+	int n_windows;
+	struct sim_window windows[SIM_MAX_WINDOWS];
 	struct wb_bond_tuning tuning;
 	struct wb_timers timers;
 	bool verbose;

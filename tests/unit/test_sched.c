@@ -335,6 +335,38 @@ static void test_rule_names_map_to_flags_and_back(void **state)
 	assert_null(wb_sched_rule_name(WB_SCHED_NO_PENALISE | WB_SCHED_NO_REINJECT));
 }
 
+/*
+ * How long the send queue holds before the AQM judges it: an interval
+ * while no uplink's rate is measured, nothing once one is, and a second
+ * for five seconds after an uplink that carried a quarter of the rate or
+ * more left "up" (an outage); a small one's outage holds nothing.
+ */
+static void test_the_queue_holds_through_an_outage_of_a_big_uplink(void **state)
+{
+	struct wb_bond *b = scene(2, false);
+	struct wb_uplink *big = &b->uplinks[1];
+
+	(void)state;
+	shape(b, 0, 20 * MS, 2500000, 100000, 0);
+	shape(b, 1, 40 * MS, 12500000, 100000, 0);
+	b->uplinks[0].cc.bbr.filled_pipe = b->uplinks[0].cc.bbr.measured = false;
+	big->cc.bbr.filled_pipe = big->cc.bbr.measured = false;
+	assert_int_equal(wb_sched_queue_hold_ns(b, p.now), b->tuning.aqm_interval_ns);
+	big->cc.bbr.filled_pipe = big->cc.bbr.measured = true;
+	assert_int_equal(wb_sched_queue_hold_ns(b, p.now), 0);
+	b->uplinks[0].cc.bbr.filled_pipe = b->uplinks[0].cc.bbr.measured = true;
+	/* The big one goes stale: a second, for five seconds. */
+	wb_bond_uplink_transition(b, big, WB_UPLINK_STALE, p.now, "test");
+	assert_int_equal(wb_sched_queue_hold_ns(b, p.now + SEC), SEC);
+	assert_int_equal(wb_sched_queue_hold_ns(b, p.now + 4 * SEC), SEC);
+	assert_int_equal(wb_sched_queue_hold_ns(b, p.now + 6 * SEC), 0);
+	/* The small one (a sixth of the rate) goes stale: nothing to hold. */
+	shape(b, 1, 40 * MS, 12500000, 100000, 0);
+	big->left_up_ns = 0;
+	wb_bond_uplink_transition(b, &b->uplinks[0], WB_UPLINK_STALE, p.now, "test");
+	assert_int_equal(wb_sched_queue_hold_ns(b, p.now + SEC), 0);
+}
+
 /* A rule is on unless its flag is in the bond's sched_off. */
 static void test_a_rule_is_on_unless_switched_off(void **state)
 {
@@ -2361,6 +2393,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_redundant_sends_each_packet_on_every_uplink, teardown),
 
 		cmocka_unit_test_teardown(test_resends_never_go_on_a_backup_while_another_is_usable, teardown),
+		cmocka_unit_test_teardown(test_the_queue_holds_through_an_outage_of_a_big_uplink, teardown),
 		cmocka_unit_test_teardown(test_the_bond_timeout_never_picks_a_backup_while_another_is_usable, teardown),
 		cmocka_unit_test_teardown(test_the_backup_carries_nothing_under_loss_and_reinjection, teardown),
 	};

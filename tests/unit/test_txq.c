@@ -216,16 +216,17 @@ static void test_codel_first_drop_after_an_interval_then_sqrt_spacing(void **sta
 }
 
 /*
- * Paused (the bond's uplinks still ramping up), a standing queue under an
- * interval is never judged: 50 ms for ten seconds, no drop. Once it is
- * older than the interval, CoDel judges it as ever.
+ * Holding (the bond's uplinks still ramping up: an interval; one of them in
+ * an outage: longer), a standing queue younger than the hold is never
+ * judged: 50 ms for ten seconds, no drop. Once it is older, CoDel judges
+ * it as ever.
  */
-static void test_codel_paused_judges_only_a_queue_older_than_an_interval(void **state)
+static void test_codel_judges_only_a_queue_older_than_its_hold(void **state)
 {
 	uint64_t t = T0;
 
 	(void)state;
-	q.codel.paused = true;
+	q.codel.hold_ns = q.codel.interval_ns;
 	assert_int_equal(standing(50, &t, T0 + 10 * SEC), 0);
 	assert_true(standing(100, &t, T0 + 12 * SEC) > 0);
 }
@@ -296,7 +297,7 @@ int main(void)
 		T(test_growth_past_the_first_ring_keeps_order),
 		T(test_codel_no_drop_while_below_target),
 		T(test_codel_first_drop_after_an_interval_then_sqrt_spacing),
-		T(test_codel_paused_judges_only_a_queue_older_than_an_interval),
+		T(test_codel_judges_only_a_queue_older_than_its_hold),
 		T(test_codel_stops_dropping_below_target),
 		T(test_codel_never_drops_the_last_packet_under_an_mtu),
 		T(test_no_aqm_never_drops),
