@@ -275,8 +275,8 @@ uint64_t wb_bond_memory(const struct wb_bond *b);
 
 /*
  * The flag of a scheduler rule by its name in the configuration
- * (avoid_blocking, penalise, penalise_guard, reinject, reinject_on_rwnd,
- * reinject_on_sndbuf, reinject_on_app_limited), 0 if none has that name.
+ * (arrival, avoid_blocking, measure, penalise, penalise_guard, reinject,
+ * reinject_on_rwnd, reinject_on_sndbuf, reinject_on_app_limited), 0 if none has that name.
  */
 uint32_t wb_sched_rule_by_name(const char *name);
 /* The rule's name for a flag, NULL if none. */

@@ -24,7 +24,7 @@ rekey_after_messages:int"
 WANBOND_TRANSPORT="congestion_control:str send_buffer_kb:int receive_window_kb:int send_queue_kb:int
 reorder_hold_ms:int aqm:bool aqm_target_ms:int aqm_interval_ms:int pool_limit_mb:int"
 WANBOND_SCHEDULER="policy:str arrival:bool avoid_blocking:bool penalise:bool penalise_guard:bool reinject:bool
-reinject_on_rwnd:bool reinject_on_sndbuf:bool reinject_on_app_limited:bool"
+reinject_on_rwnd:bool reinject_on_sndbuf:bool reinject_on_app_limited:bool measure:bool"
 # Prefixed in UCI ("server_address" is server.address).
 WANBOND_SERVER="address:str port:int public_key:str preshared_key:str preshared_key_file:str"
 WANBOND_LISTEN="address:str port:int"
