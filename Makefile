@@ -90,7 +90,7 @@ TOOL_BINS += $(if $(wildcard tests/tools/notify_probe.c),$(BUILD)/tests/tools/no
 
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
-.PHONY: all deps check check-unit check-netns demo bench fuzz install install-linkem deb clean unit-bins replay-bins tool-bins
+.PHONY: all deps check check-unit check-sweep check-netns demo bench fuzz install install-linkem deb clean unit-bins replay-bins tool-bins
 # What a system running wanbond needs: the daemon and its CLI.
 PROGRAMS := $(if $(wildcard $(DAEMON_MAIN)),$(BUILD)/bin/wanbondd) $(BUILD)/bin/wanbond
 all: $(BUILD)/bin/linkem $(PROGRAMS)
@@ -190,6 +190,10 @@ check: deps
 # The pieces check.sh runs; each can be run on its own.
 check-unit: $(UNIT_BINS) $(REPLAY_BINS) $(SIM_BIN) $(BUILD)/bin/linkem $(PROGRAMS)
 	@tests/run-unit.sh $(BUILD)
+
+# The simulator's sweep (tests/sim/sweep.sh): 50 seeded draws, held to the floors of where the project stands.
+check-sweep: $(SIM_BIN) $(TOOL_BINS)
+	@tests/sim/sweep.sh -b $(BUILD) -g
 
 check-netns: all $(TOOL_BINS)
 	@tests/netns/run.sh $(BUILD)

@@ -2,9 +2,10 @@
 # `make check`: every test of wanbond, then a summary. Fails if anything failed.
 #   1. the build, with warnings as errors
 #   2. unit tests, fuzz-corpus replays and command-line checks
-#   3. the same under AddressSanitizer and UndefinedBehaviorSanitizer
-#   4. the Debian package (root): built, linted, installed, removed (tests/pkg/)
-#   5. the network-namespace tests (root), over the link emulator
+#   3. the simulator's sweep: 50 seeded draws of uplinks and moments (tests/sim/sweep.sh -g)
+#   4. unit tests and scenarios under AddressSanitizer and UndefinedBehaviorSanitizer
+#   5. the Debian package (root): built, linted, installed, removed (tests/pkg/)
+#   6. the network-namespace tests (root), over the link emulator
 set -u
 cd "$(dirname "$0")/.."
 MAKE=${MAKE:-make}
@@ -27,6 +28,7 @@ stage() {
 
 stage "build" $MAKE -s all unit-bins replay-bins tool-bins
 stage "unit tests" $MAKE -s check-unit
+stage "simulator sweep, 50 draws" $MAKE -s check-sweep
 stage "unit tests, ASan+UBSan" $MAKE -s check-unit BUILD=build/san SAN=1
 stage "Debian package" tests/pkg/test_deb.sh build
 stage "namespace tests" tests/netns/run.sh build

@@ -6,13 +6,15 @@
 # goodput counted from the transfer's first packet, as a user sees it
 # (tests/sim/sweep_scenario.sh writes the scenarios).
 #
-#   tests/sim/sweep.sh [-b BUILD] [-s SEED] [-f FIRST] [-n N] [-j JOBS] [-c] [-e LINE]... [-k]
+#   tests/sim/sweep.sh [-b BUILD] [-s SEED] [-f FIRST] [-n N] [-j JOBS] [-c | -g] [-e LINE]... [-k]
 #
 #   -s SEED   the generator's seed (default 1); -f FIRST, -n N: draws FIRST..FIRST+N-1 (1, 50)
 #   -j JOBS   simulations at once (default: the machine's cores)
 #   -c        check the targets (docs/scheduler.md, "The sweep"): the bond at
 #             least 0.93 of the best uplink alone in every draw, and the
 #             median at least 0.90 of the sum; exit 1 on a miss
+#   -g        guard where the project stands (make check): the targets' state
+#             is printed, and it fails below the floors GUARD_* below
 #   -e LINE   a line added to every bond's scenario (e.g. -e 'bond reinject off')
 #   -k        keep the scenarios and reports (in BUILD/sweep)
 #
@@ -22,8 +24,16 @@
 # resends and timeouts); then the medians.
 set -u
 cd "$(dirname "$0")/../.."
-BUILD=build SEED=1 FIRST=1 N=50 JOBS=$(nproc) CHECK=0 KEEP=0 EXTRA=()
-while getopts b:s:f:n:j:ce:k opt; do
+# Where the project stands on seed 1's first 50 draws (docs/scheduler.md,
+# "The sweep"): the targets are not all met yet, so make check holds what
+# is, and fails on a change that loses ground. Before the idle fix the
+# sweep gave a median of 0.84 of the best alone and 0.54 of the sum, with
+# 31 draws below 0.93 of the best; raise these as the bond improves.
+GUARD_MEDIAN_BEST=0.90
+GUARD_MEDIAN_SUM=0.68
+GUARD_MAX_BELOW=27
+BUILD=build SEED=1 FIRST=1 N=50 JOBS=$(nproc) CHECK=0 GUARD=0 KEEP=0 EXTRA=()
+while getopts b:s:f:n:j:cge:k opt; do
 	case $opt in
 	b) BUILD=$OPTARG ;;
 	s) SEED=$OPTARG ;;
@@ -31,9 +41,10 @@ while getopts b:s:f:n:j:ce:k opt; do
 	n) N=$OPTARG ;;
 	j) JOBS=$OPTARG ;;
 	c) CHECK=1 ;;
+	g) GUARD=1 ;;
 	e) EXTRA+=("$OPTARG") ;;
 	k) KEEP=1 ;;
-	*) sed -n '2,20p' "$0"; exit 2 ;;
+	*) sed -n '2,22p' "$0"; exit 2 ;;
 	esac
 done
 SIM=$BUILD/tests/sim/wbsim
@@ -90,7 +101,8 @@ printf '%s\n' "${EXTRA[@]+"${EXTRA[@]}"}" >"$WORK/extra.lines"
 
 seq "$FIRST" $((FIRST + N - 1)) | xargs -P "$JOBS" -I{} bash -c 'run_draw {}' | sort -n >"$WORK/results.txt"
 
-awk -v check="$CHECK" '
+awk -v check="$CHECK" -v guard="$GUARD" -v g_best="$GUARD_MEDIAN_BEST" -v g_sum="$GUARD_MEDIAN_SUM" \
+	-v g_below="$GUARD_MAX_BELOW" '
 function med(a, n,   i, j, t) {
 	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
@@ -108,6 +120,15 @@ END {
 	if (!nb) { print "no draws"; exit 1 }
 	mb = med(B, nb); ms = med(S, nb)
 	printf "\n%d draws: median bond/best %.3f, median bond/sum %.3f; below 0.93 of the best alone: %d%s\n", nb, mb, ms, miss, miss ? " (" substr(missed, 2) ")" : ""
-	if (check && (miss || ms < 0.90)) { print "sweep: targets MISSED (every draw >= 0.93 x best alone, median >= 0.90 x sum)"; exit 1 }
-	if (check) print "sweep: targets met"
+	met = !miss && ms >= 0.90
+	print "sweep: targets " (met ? "met" : "MISSED") " (every draw >= 0.93 x best alone, median >= 0.90 x sum)"
+	if (check && !met) exit 1
+	if (guard) {
+		bad = 0
+		if (mb < g_best) { printf "sweep: median bond/best %.3f below the floor %s\n", mb, g_best; bad = 1 }
+		if (ms < g_sum) { printf "sweep: median bond/sum %.3f below the floor %s\n", ms, g_sum; bad = 1 }
+		if (miss > g_below) { printf "sweep: %d draws below 0.93 of the best alone, more than the %s allowed\n", miss, g_below; bad = 1 }
+		if (bad) exit 1
+		printf "sweep: within the floors (median bond/best >= %s, bond/sum >= %s, at most %s draws below 0.93)\n", g_best, g_sum, g_below
+	}
 }' "$WORK/results.txt"
