@@ -216,6 +216,8 @@ static const struct counter_meta bond_meta[WB_CTL_N_BOND_COUNTERS] = {
 	B(pool_high_water) = { "The most the bond's packet pool has allocated (a peak since the daemon started).",
 			       true, "_bytes" },
 	B(pool_full_drops) = { "Packets with no buffer to go in: the bond's pool or the device's cap was full." },
+	B(measure_copies) = { "Copies sent to measure an uplink whose rate is not known." },
+	B(measure_copy_bytes) = { "Bytes of the copies sent to measure an uplink whose rate is not known." },
 };
 #undef B
 
@@ -239,6 +241,7 @@ static const struct counter_meta uplink_meta[WB_CTL_N_UPLINK_COUNTERS] = {
 	U(bad_acks) = { "Ack frames naming packets never sent on the uplink, refused." },
 	U(pmtu_probes) = { "Padded probes of the uplink's path MTU." },
 	U(pmtu_lowered) = { "Path MTU searches that found less than the uplink had." },
+	U(measure_copies) = { "Copies the uplink carried of what the others held, to measure its rate." },
 };
 #undef U
 

@@ -135,6 +135,7 @@ enum wb_send_kind {
 	WB_SEND_REDUNDANT, /* one more copy of a new DSN (the redundant policy) */
 	WB_SEND_REINJECT,  /* a copy of what a slower or gone uplink holds, onto an idle one */
 	WB_SEND_TIMEOUT,   /* resent after the bond's timeout */
+	WB_SEND_MEASURE,   /* a copy of what the others hold, onto an uplink whose rate is not known, to measure it */
 };
 
 /* Sends one DSN of the send buffer on u, with whatever acks fit beside it, and counts it by kind. */

@@ -164,6 +164,11 @@ static void count_send(struct wb_bond *b, struct wb_uplink *u, const struct wb_s
 		b->c.opp_reinject++;
 		b->c.opp_reinject_bytes += e->len;
 		break;
+	case WB_SEND_MEASURE:
+		u->c.measure_copies++;
+		b->c.measure_copies++;
+		b->c.measure_copy_bytes += e->len;
+		break;
 	case WB_SEND_REDUNDANT:
 		u->c.tx_ip_packets++;
 		b->c.redundant_copies++;

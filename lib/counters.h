@@ -29,6 +29,7 @@ struct wb_uplink_counters {
 	uint64_t bad_acks;                   /* ack frames naming packets never sent on it: refused */
 	uint64_t pmtu_probes;                /* padded probes of its path MTU */
 	uint64_t pmtu_lowered;               /* a path MTU search found less than it had: a black hole, a smaller new path */
+	uint64_t measure_copies;             /* copies it carried of what the others held, to measure its rate (the measure rule) */
 };
 
 struct wb_bond_counters {
@@ -76,6 +77,12 @@ struct wb_bond_counters {
 	 * refused unacknowledged (its sender resends it).
 	 */
 	uint64_t pool_full_drops;
+	/*
+	 * Copies of what the other uplinks hold, sent on one whose rate is not
+	 * known so that it measures itself (the measure rule): packets and
+	 * bytes. Not in opp_reinject: they rescue nothing held up.
+	 */
+	uint64_t measure_copies, measure_copy_bytes;
 };
 
 struct wb_device_counters {

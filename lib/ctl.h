@@ -138,12 +138,13 @@ enum wb_ctl_event {
 	X(opp_reinject) X(opp_reinject_bytes) X(penalised) X(redundant_copies) X(rx_duplicates)          \
 	X(rx_beyond_window) X(reorder_skips) X(reorder_held_max) X(handshakes_sent) X(handshakes_completed) \
 	X(handshakes_refused) X(rekeys) X(cookies_received) X(closes_received) X(peer_restarts)            \
-	X(restart_drops) X(too_big_drops) X(pool_bytes) X(pool_in_use_bytes) X(pool_high_water) X(pool_full_drops)
+	X(restart_drops) X(too_big_drops) X(pool_bytes) X(pool_in_use_bytes) X(pool_high_water) X(pool_full_drops) \
+	X(measure_copies) X(measure_copy_bytes)
 
 #define WB_CTL_UPLINK_COUNTERS(X)                                                                       \
 	X(tx_packets) X(tx_bytes) X(rx_packets) X(rx_bytes) X(tx_ip_packets) X(rx_ip_packets)             \
 	X(probes_sent) X(probe_acks) X(endpoint_changes) X(went_down) X(data_packets) X(retransmits)     \
-	X(acks_sent) X(reinjected) X(penalties) X(bad_acks) X(pmtu_probes) X(pmtu_lowered)
+	X(acks_sent) X(reinjected) X(penalties) X(bad_acks) X(pmtu_probes) X(pmtu_lowered) X(measure_copies)
 
 /*
  * The device's: datagrams on the daemon's sockets before any bond owns

@@ -16,6 +16,23 @@ void wb_reinject_start(struct wb_bond *b, const struct wb_retrans_decision *d, e
 	}
 }
 
+/*
+ * How the walk's copies are counted: resends after the bond's timeout,
+ * copies that measure an uplink whose rate is not known (counted apart:
+ * they rescue nothing held up), or opportunistic reinjection.
+ */
+static enum wb_send_kind send_kind(enum wb_retrans_reason reason)
+{
+	switch (reason) {
+	case WB_RETRANS_RTO:
+		return WB_SEND_TIMEOUT;
+	case WB_RETRANS_MEASURE:
+		return WB_SEND_MEASURE;
+	default:
+		return WB_SEND_REINJECT;
+	}
+}
+
 /* The next DSN to copy at or after the walk's position, UINT64_MAX if none is left. */
 static uint64_t next_dsn(struct wb_bond *b, struct wb_reinject *r)
 {
@@ -62,7 +79,7 @@ bool wb_reinject_send_one(struct wb_bond *b, uint64_t now)
 	}
 	if (!wb_sched_can_send(u, (uint32_t)e->len + WB_TUNNEL_BYTES_WITH_ACKS, now))
 		return false;
-	if (!wb_bond_send_dsn(b, u, dsn, now, r->reason == WB_RETRANS_RTO ? WB_SEND_TIMEOUT : WB_SEND_REINJECT)) {
+	if (!wb_bond_send_dsn(b, u, dsn, now, send_kind(r->reason))) {
 		r->active = false; /* no session to seal with: nothing more goes out */
 		return false;
 	}

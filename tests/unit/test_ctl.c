@@ -482,14 +482,15 @@ static void test_counters_absent_read_as_zero(void **state)
 	nlh = start(WB_CTL_CMD_GET_BOND);
 	n = nest_start(nlh, WB_CTL_A_COUNTERS);
 	mnl_attr_put_u64(nlh, 1, 111);  /* tun_rx_packets */
-	mnl_attr_put_u64(nlh, WB_CTL_N_BOND_COUNTERS, 999); /* the last: pool_full_drops */
+	mnl_attr_put_u64(nlh, WB_CTL_N_BOND_COUNTERS, 999); /* the last: measure_copy_bytes */
 	mnl_attr_nest_end(nlh, n);
 	accept_msg(nlh, WB_CTL_REPLY, &m);
 	assert_int_equal(m.counters.present, 1ull | 1ull << (WB_CTL_N_BOND_COUNTERS - 1));
 	memset(&back, 0xee, sizeof(back));
 	wb_ctl_bond_counters_from(&m.counters, &back);
 	assert_int_equal(back.tun_rx_packets, 111);
-	assert_int_equal(back.pool_full_drops, 999);
+	assert_int_equal(back.measure_copy_bytes, 999);
+	assert_int_equal(back.pool_full_drops, 0);
 	assert_int_equal(back.tun_rx_bytes, 0);
 	assert_int_equal(back.rekeys, 0);
 }
@@ -1071,6 +1072,7 @@ static void test_counter_of_wrong_size_is_rejected(void **state)
 {
 	struct nlmsghdr *nlh;
 	struct nlattr *n;
+	char want[64];
 
 	(void)state;
 	nlh = start(WB_CTL_CMD_GET_BOND);
@@ -1091,7 +1093,8 @@ static void test_counter_of_wrong_size_is_rejected(void **state)
 		mnl_attr_nest_end(nlh, c);
 	}
 	mnl_attr_nest_end(nlh, n);
-	reject(nlh, WB_CTL_REPLY, -EINVAL, "counter 18: a u64 expected");
+	snprintf(want, sizeof(want), "counter %d: a u64 expected", WB_CTL_N_UPLINK_COUNTERS);
+	reject(nlh, WB_CTL_REPLY, -EINVAL, want);
 }
 
 static void test_counter_given_twice_is_rejected(void **state)
@@ -1392,11 +1395,14 @@ static void test_counter_names(void **state)
 	assert_string_equal(wb_ctl_bond_counter_names[31], "restart_drops");
 	assert_string_equal(wb_ctl_bond_counter_names[32], "too_big_drops");
 	assert_string_equal(wb_ctl_bond_counter_names[33], "pool_bytes");
-	assert_string_equal(wb_ctl_bond_counter_names[WB_CTL_N_BOND_COUNTERS - 1], "pool_full_drops");
+	assert_string_equal(wb_ctl_bond_counter_names[36], "pool_full_drops");
+	assert_string_equal(wb_ctl_bond_counter_names[37], "measure_copies");
+	assert_string_equal(wb_ctl_bond_counter_names[WB_CTL_N_BOND_COUNTERS - 1], "measure_copy_bytes");
 	assert_string_equal(wb_ctl_uplink_counter_names[0], "tx_packets");
 	assert_string_equal(wb_ctl_uplink_counter_names[14], "penalties");
 	assert_string_equal(wb_ctl_uplink_counter_names[15], "bad_acks");
-	assert_string_equal(wb_ctl_uplink_counter_names[WB_CTL_N_UPLINK_COUNTERS - 1], "pmtu_lowered");
+	assert_string_equal(wb_ctl_uplink_counter_names[17], "pmtu_lowered");
+	assert_string_equal(wb_ctl_uplink_counter_names[WB_CTL_N_UPLINK_COUNTERS - 1], "measure_copies");
 }
 
 static int free_copy(void **state)

@@ -98,10 +98,10 @@ static uint64_t until_both_have_a_session(uint64_t since)
 	return 0;
 }
 
-/* The copies side s sent on purpose: reinjected and resent DSNs. */
+/* The copies side s sent on purpose: reinjected, resent and measure-copied DSNs. */
 static uint64_t copies_sent(const struct pair_side *s)
 {
-	return bondc(s)->opp_reinject + bondc(s)->retransmits;
+	return bondc(s)->opp_reinject + bondc(s)->retransmits + bondc(s)->measure_copies;
 }
 
 /*

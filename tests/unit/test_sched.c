@@ -1998,6 +1998,47 @@ static void test_no_reinjection_event_for_an_uplink_that_holds_no_dsn(void **sta
 	assert_int_equal(b->c.opp_reinject_events, 0);
 }
 
+/*
+ * Measure copies (the measure rule): uplink 0 near and its rate measured,
+ * uplink 1 100 ms further each way, beyond the delay allowance, its rate
+ * not known, so the arrival rule gives it nothing. While new packets wait
+ * for uplink 0, uplink 1 gets copies of what uplink 0 holds, to measure
+ * itself. An operator tells them apart from opportunistic reinjection
+ * (what a slow or gone uplink held, given to an idle one): they are
+ * counted as measure copies only, on the bond and on uplink 1.
+ */
+static void test_measure_copies_are_counted_apart_from_reinjection(void **state)
+{
+	struct wb_bond *b = established_up(&(struct pair_options){ 0 });
+	struct wb_uplink *near = &b->uplinks[0], *far = &b->uplinks[1];
+
+	(void)state;
+	p.delay_ns[0] = 5 * MS;
+	p.delay_ns[1] = 105 * MS;
+	pair_run_until(&p, p.now + 2 * SEC); /* the probes give each its RTT */
+	near->cc.bbr.filled_pipe = true;     /* measured: its startup ends on its next ack */
+	assert_true(wb_sched_rate_known(near));
+	assert_false(wb_sched_rate_known(far));
+	assert_true(wb_sched_delay_gap_ns(b, far) > wb_sched_delay_allowance_ns(b));
+	for (uint64_t id = 1; id <= 100; id++)
+		assert_int_equal(pair_send_ip(&p, &p.client, id, L), 0);
+	assert_true(pair_settle(&p, p.now + 10 * SEC, 0));
+	assert_delivered_in_order(&p.server, 100);
+	assert_true(b->c.measure_copies > 0);
+	assert_int_equal(b->c.measure_copy_bytes, b->c.measure_copies * L);
+	assert_int_equal(far->c.measure_copies, b->c.measure_copies);
+	assert_int_equal(near->c.measure_copies, 0);
+	/* Not opportunistic reinjection. */
+	assert_int_equal(b->c.opp_reinject, 0);
+	assert_int_equal(b->c.opp_reinject_bytes, 0);
+	assert_int_equal(b->c.opp_reinject_events, 0);
+	assert_int_equal(near->c.reinjected + far->c.reinjected, 0);
+	/* Nothing lost: every copy arrives after its original (settled before the slow copies came), a duplicate. */
+	pair_run_until(&p, p.now + 1 * SEC);
+	assert_int_equal(b->c.retransmits, 0);
+	assert_int_equal(p.server.bond->c.rx_duplicates, b->c.measure_copies);
+}
+
 /* ---- 10. the penalty ---------------------------------------------------------------- */
 
 /*
@@ -2380,6 +2421,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_timeout_walk_resends_snd_una_even_if_seen_delivered, teardown),
 		cmocka_unit_test_teardown(test_walk_ends_when_its_uplink_goes, teardown),
 		cmocka_unit_test_teardown(test_no_reinjection_event_for_an_uplink_that_holds_no_dsn, teardown),
+		cmocka_unit_test_teardown(test_measure_copies_are_counted_apart_from_reinjection, teardown),
 
 		cmocka_unit_test_teardown(test_penalty_halves_the_slow_window_limited_holder_of_snd_una, teardown),
 		cmocka_unit_test_teardown(test_penalty_at_most_once_per_srtt, teardown),
