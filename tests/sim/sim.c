@@ -872,7 +872,7 @@ static double capacity_bps(const struct sim *sim, enum sim_dir dir)
 	return sum * share;
 }
 
-/* What the sender's scheduler did: copies onto idle uplinks (over the bytes it sent), penalties. */
+/* What the sender's scheduler did: copies onto idle uplinks (over the bytes it sent), penalties, measure copies. */
 static void report_scheduler(struct report *r, const struct wb_bond_counters *c, const struct wb_bond_counters *rx,
 			     const char *dir)
 {
@@ -880,21 +880,22 @@ static void report_scheduler(struct report *r, const struct wb_bond_counters *c,
 	char name[64];
 
 	fprintf(r->out, "      scheduler: reinjected %" PRIu64 " packets in %" PRIu64 " times, %.2f%% of the bytes;"
-			" penalised %" PRIu64 "; redundant copies %" PRIu64 "; duplicates received %" PRIu64 "\n",
+			" penalised %" PRIu64 "; redundant copies %" PRIu64 "; measure copies %" PRIu64
+			"; duplicates received %" PRIu64 "\n",
 		c->opp_reinject, c->opp_reinject_events, 100 * ratio, c->penalised, c->redundant_copies,
-		rx->rx_duplicates);
+		c->measure_copies, rx->rx_duplicates);
 	snprintf(name, sizeof(name), "reinject_ratio_%s", dir);
 	metric(r, name, ratio);
 	snprintf(name, sizeof(name), "penalised_%s", dir);
 	metric(r, name, (double)c->penalised);
 }
 
-/* IP packets (first copies, resends, reinjections) the node sent on link k: a backup must show none. */
+/* IP packets (first copies, resends, reinjections, measure copies) the node sent on link k: a backup must show none. */
 static uint64_t ip_packets_on(const struct sim_node *node, int k)
 {
 	const struct wb_uplink *u = wb_bond_uplink(node->bond, (unsigned)k);
 
-	return u ? u->c.tx_ip_packets + u->c.retransmits + u->c.reinjected : 0;
+	return u ? u->c.tx_ip_packets + u->c.retransmits + u->c.reinjected + u->c.measure_copies : 0;
 }
 
 static void report_direction(struct sim *sim, struct report *r, enum sim_dir dir)
