@@ -90,8 +90,11 @@ start_paths() {
 	for k in $(seq "$MAX_UPLINKS"); do
 		nt_uplink_stop "$k"
 		[ "$k" -le "$n" ] || continue
-		words=$(awk -v k="$k" '$1 == "uplink" && ++i == k { $1 = ""; $2 = ""; print }' "$d" |
-			sed 's/\bup\b/a2b/g; s/\bdown\b/b2a/g')
+		# The direction words become linkem's (a trace's file name keeps its .up and .down).
+		words=$(awk -v k="$k" '$1 == "uplink" && ++i == k {
+			$1 = ""; $2 = ""
+			for (f = 3; f <= NF; f++) { if ($f == "up") $f = "a2b"; else if ($f == "down") $f = "b2a" }
+			print }' "$d")
 		# shellcheck disable=SC2086 # linkem's words
 		nt_uplink_start "$k" $words seed "$k"
 		[ "$k" -ge 2 ] && nt_run router ip mptcp endpoint add "10.100.$k.1" dev "wan$k" subflow
