@@ -47,6 +47,8 @@ CCS=${CCS:-cubic bbr}
 DIRS=${DIRS:-down up}
 OUT=${OUT:-$NT_BUILD/bench/sweep}
 WANBOND=$NT_BUILD/bin/wanbond
+# A transfer that stalls for good (an LTE trace's outage under iperf3's control connection) counts as 0.
+export NT_IPERF_TIMEOUT=$((SECS + 30))
 GEN=$NT_BUILD/tests/tools/wbsweep
 SIM=$NT_BUILD/tests/sim/wbsim
 MAX_UPLINKS=3
@@ -142,7 +144,7 @@ iperf_goodput() { # KIND DIR TOPOLOGY: Mbit/s
 		port=$(nt_free_port vps 5301)
 		nt_bg vps "$NT_TMP/mptcp-server.log" mptcpize run iperf3 -s -1 -B "$addr" -p "$port"
 		nt_wait_listen vps "$port"
-		out=$(nt_run router mptcpize run iperf3 -J -c "$addr" -p "$port" -t "$SECS" $flag 2>/dev/null || true)
+		out=$(nt_run router timeout "$NT_IPERF_TIMEOUT" mptcpize run iperf3 -J -c "$addr" -p "$port" -t "$SECS" $flag 2>/dev/null || true)
 	else
 		out=$(nt_iperf "$client" "$server" "$addr" -t "$SECS" $flag)
 	fi

@@ -348,7 +348,8 @@ nt_iperf() {
 	local client=$1 server=$2 addr=$3 port; shift 3
 	port=$(nt_free_port "$server" "$NT_PORT_BASE")
 	nt_iperf_server "$server" "$addr" "$port"
-	nt_run "$client" iperf3 -J -c "$addr" -p "$port" "$@" 2>/dev/null || true
+	# A path that goes dead for good (a trace's long outage) stalls iperf3's control connection: NT_IPERF_TIMEOUT bounds it.
+	nt_run "$client" timeout "${NT_IPERF_TIMEOUT:-0}" iperf3 -J -c "$addr" -p "$port" "$@" 2>/dev/null || true
 }
 
 # ---- wanbond daemons ----------------------------------------------------------
