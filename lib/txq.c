@@ -108,7 +108,7 @@ static bool ok_to_drop(struct wb_txq *q, uint64_t now)
 	const struct wb_txq_entry *e = wb_txq_peek(q);
 	uint64_t sojourn = e ? now - e->enqueued_ns : 0;
 
-	/* Paused, only a queue older than an interval is judged (one that waited out a dead uplink, say). */
+	/* While the queue is the tunnel's own (hold_ns: uplinks ramping up, an outage), a younger packet is not judged. */
 	if (!e || sojourn < c->target_ns || sojourn < c->hold_ns || q->bytes <= q->mtu) {
 		c->first_above_ns = 0;
 		return false;

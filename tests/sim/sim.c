@@ -728,7 +728,7 @@ static void note_windows(struct sim *sim)
 		for (int edge = 0; edge < 2; edge++) {
 			uint64_t at = T0 + (edge ? sim->s->windows[w].to_ns : sim->s->windows[w].from_ns);
 
-			if (sim->now >= at && !(edge ? sim->window_seen[w][1] : sim->window_seen[w][0])) {
+			if (sim->now >= at && !sim->window_seen[w][edge]) {
 				sim->window_seen[w][edge] = true;
 				for (int d = 0; d < 2; d++)
 					sim->window_bytes[w][d][edge] = tcp_delivered(sim, (enum sim_dir)d);
