@@ -321,9 +321,28 @@ static void send_ack(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
 		u->c.acks_sent++;
 }
 
+/*
+ * The send queue's bytes when they are more than all the usable uplinks'
+ * windows together let out in a round trip, else 0: then the uplinks'
+ * models, not their paths, hold the bond back (an uplink that carried
+ * only the acks of a download, an upload starting on it), and each model
+ * is told (on_backlog). Less than that waits on the paths, or on the
+ * scheduler's choice among uplinks.
+ */
+static uint64_t models_behind(const struct wb_bond *b)
+{
+	uint64_t windows = 0;
+
+	for (int i = 0; i < WB_MAX_UPLINKS; i++)
+		if (wb_uplink_usable(&b->uplinks[i]))
+			windows += b->uplinks[i].cc.cwnd;
+	return b->txq.bytes > windows ? b->txq.bytes : 0;
+}
+
 void wb_bond_push(struct wb_bond *b, uint64_t now)
 {
 	uint16_t reserved;
+	uint64_t backlog;
 
 	if (!b->current)
 		return;
@@ -343,12 +362,15 @@ void wb_bond_push(struct wb_bond *b, uint64_t now)
 			break;
 	}
 	b->c.aqm_drops = b->txq.aqm_drops;
+	backlog = models_behind(b);
 	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
 		struct wb_uplink *u = &b->uplinks[i];
 
 		/* Free to send a full packet, and given nothing: what it delivers now understates it. */
 		if (wb_sched_can_send(u, wb_sched_full_packet(u), now))
 			wb_recovery_note_app_limited(u->rec);
+		else if (backlog && wb_uplink_usable(u) && u->cc.ops->on_backlog)
+			u->cc.ops->on_backlog(&u->cc, now, backlog);
 		if (u->exists && u->available && wb_ackgen_due(&u->ackgen, now))
 			send_ack(b, u, now);
 	}

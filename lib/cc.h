@@ -40,6 +40,11 @@ struct wb_cc_ops {
 	void (*on_timeout)(struct wb_cc *cc, uint64_t now);
 	/* The scheduler halves the window of an uplink that holds the bond up (never below the minimum). */
 	void (*on_penalty)(struct wb_cc *cc, uint64_t now);
+	/*
+	 * The bond has backlog bytes waiting and this uplink, usable, may not
+	 * send them: its model holds it back. Optional (NULL: nothing to learn).
+	 */
+	void (*on_backlog)(struct wb_cc *cc, uint64_t now, uint64_t backlog);
 };
 
 #define WB_BBR_BW_ROUNDS 11 /* slots: the rounds of the window and the present one */
@@ -57,6 +62,7 @@ struct wb_bbr {
 	uint64_t round_bw[2];         /* the bandwidth estimate when this round and the one before began */
 	bool filled_pipe;
 	bool measured;                /* startup ended at least once: btl_bw was a measure, if an old one */
+	bool capacity_seen;           /* the last startup ended while the uplink was busy (end_startup) */
 	bool has_seen_rtt;            /* the pacing rate was set from a measured RTT */
 	uint64_t round_lost, round_delivered_start; /* this round's losses, and the delivered count at its start */
 	unsigned cycle_index;
@@ -75,6 +81,8 @@ struct wb_bbr {
 	uint64_t rtt_min[WB_BBR_BW_ROUNDS], rtt_round[WB_BBR_BW_ROUNDS];
 	uint64_t loaded_rtt_ns; /* 0: no busy round in the window */
 	uint64_t loaded_ns;     /* the last sample of a busy uplink (not app-limited) came then */
+	/* A startup bbr_on_backlog began: the estimate it began from, and no other before backlog_quiet_until. */
+	uint64_t backlog_bw, backlog_quiet_until;
 	uint64_t jitter_ns;     /* how much above the minimum its RTT stays with no queue of its own (jitter_cwnd) */
 	uint64_t probe_rtt_min; /* the least RTT seen in this probe-rtt */
 	/* Ack aggregation: acks that came sooner than the rate allows, kept as a windowed maximum. */

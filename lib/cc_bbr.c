@@ -54,6 +54,8 @@ enum { STARTUP, DRAIN, PROBE_BW, PROBE_RTT };
 #define EXTRA_ACKED_MAX_NS (100ULL * 1000000ULL)
 /* A model that measured nothing while busy for this long starts up again (restart_stale). */
 #define MODEL_STALE_NS (10ULL * 1000000000ULL)
+/* After a startup bbr_on_backlog began found no more, none begins for this long. */
+#define BACKLOG_QUIET_NS (10ULL * 1000000000ULL)
 
 static const uint32_t cycle_gains[8] = { 320, 192, 256, 256, 256, 256, 256, 256 };
 
@@ -230,6 +232,18 @@ static uint64_t aggregation_cwnd(const struct wb_cc *cc)
 	return extra < most ? extra : most;
 }
 
+/*
+ * The pipe is full. loaded: the signal came while the uplink was busy, so
+ * the estimate is a measure of what the path carries; a delay signal while
+ * it sent only what it was given (another sender's queue on the path, or
+ * the reverse path's) says nothing of that (bbr_on_backlog).
+ */
+static void end_startup(struct wb_bbr *b, bool loaded)
+{
+	b->filled_pipe = true;
+	b->capacity_seen = loaded;
+}
+
 static void check_full_pipe(struct wb_bbr *b, const struct wb_rate_sample *rs)
 {
 	if (b->filled_pipe || !b->round_start || rs->app_limited)
@@ -241,7 +255,7 @@ static void check_full_pipe(struct wb_bbr *b, const struct wb_rate_sample *rs)
 		return;
 	}
 	if (++b->full_bw_rounds >= FULL_BW_ROUNDS)
-		b->filled_pipe = true;
+		end_startup(b, true);
 }
 
 /*
@@ -268,7 +282,7 @@ static void check_startup_delay(struct wb_cc *cc, const struct wb_rate_sample *r
 
 	if (!b->filled_pipe && rs->rtt_ns && b->min_rtt_ns != UINT64_MAX && rs->rtt_ns > base + base / 2 &&
 	    rs->bytes_in_flight > own && !growing)
-		b->filled_pipe = true;
+		end_startup(b, !rs->app_limited);
 }
 
 /* At the start of a round: did the last one lose too much for startup to go on? */
@@ -281,7 +295,7 @@ static void check_startup_loss(struct wb_cc *cc, const struct wb_rate_sample *rs
 		return;
 	if (!b->filled_pipe && b->round_lost >= (uint64_t)STARTUP_LOSS_PACKETS * cc->mss &&
 	    b->round_lost * UNIT > (delivered + b->round_lost) * STARTUP_LOSS_THRESH)
-		b->filled_pipe = true;
+		end_startup(b, true);
 	b->round_lost = 0;
 	b->round_delivered_start = rs->total_delivered;
 }
@@ -312,12 +326,26 @@ static void advance_cycle(struct wb_bbr *b, const struct wb_rate_sample *rs, uin
 	b->pacing_gain = cycle_gains[b->cycle_index];
 }
 
+/*
+ * When a startup bbr_on_backlog began ends: if it found no more, the
+ * estimate was a measure, and no other begins for BACKLOG_QUIET_NS.
+ */
+static void judge_backlog_startup(struct wb_bbr *b, uint64_t now)
+{
+	if (b->backlog_bw && b->btl_bw < b->backlog_bw + b->backlog_bw / 4) {
+		b->capacity_seen = true;
+		b->backlog_quiet_until = now + BACKLOG_QUIET_NS;
+	}
+	b->backlog_bw = 0;
+}
+
 static void update_mode(struct wb_cc *cc, const struct wb_rate_sample *rs, uint64_t now)
 {
 	struct wb_bbr *b = &cc->bbr;
 
 	if (b->mode == STARTUP && b->filled_pipe) {
 		b->measured = true;
+		judge_backlog_startup(b, now);
 		set_jitter(b, b->loaded_rtt_ns);
 		b->mode = DRAIN;
 		b->pacing_gain = DRAIN_GAIN;
@@ -424,6 +452,16 @@ static void set_pacing_and_window(struct wb_cc *cc, const struct wb_rate_sample 
 		cc->cwnd = probe_rtt_cwnd(cc);
 }
 
+/* Startup from the rate the model has: a few rounds at the high gain find the path's rate again. */
+static void start_up_again(struct wb_bbr *b)
+{
+	b->mode = STARTUP;
+	b->filled_pipe = false;
+	b->full_bw = 0;
+	b->full_bw_rounds = 0;
+	b->pacing_gain = b->cwnd_gain = HIGH_GAIN;
+}
+
 /*
  * A model that has measured nothing for MODEL_STALE_NS (the uplink idle,
  * or left unused by the scheduler) starts up again: what it knew is old,
@@ -446,11 +484,47 @@ static void restart_stale(struct wb_cc *cc, const struct wb_rate_sample *rs, uin
 	}
 	if (!b->filled_pipe || b->mode == PROBE_RTT || now - b->loaded_ns <= MODEL_STALE_NS)
 		return;
-	b->mode = STARTUP;
-	b->filled_pipe = false;
-	b->full_bw = 0;
-	b->full_bw_rounds = 0;
-	b->pacing_gain = b->cwnd_gain = HIGH_GAIN;
+	start_up_again(b);
+}
+
+/*
+ * Probing up for over two round trips: what the uplink was given never
+ * filled the probe, so its demand, not its path, held the estimate (an
+ * uplink carrying the acks of a download keeps probing, whatever its
+ * startup measured).
+ */
+static bool probe_unfilled(const struct wb_bbr *b, uint64_t now)
+{
+	return b->pacing_gain > UNIT && now - b->cycle_stamp > 2 * b->min_rtt_ns;
+}
+
+/*
+ * The bond's queue holds more than all its uplinks' windows let out in a
+ * round trip (bond_tx.c), so the models, not the paths, hold it back, and
+ * this uplink may send none of it. If its estimate was never tested by
+ * demand (its last startup ended while it sent only what it was given,
+ * the acks of a download going the other way, say, or it keeps probing up
+ * without filling the probe), it is what the uplink was given, not what
+ * it can carry. Probe-bw would raise it by a quarter every eight rounds,
+ * while an inner TCP's slow start doubles each round, fills the send
+ * queue meanwhile and loses there (an upload right after a download
+ * ramped over six seconds, at a Reno's pace). Startup finds the rate in a
+ * few rounds. One so begun that found no more than a quarter above where
+ * it began says the estimate was the rate after all, however it ended (in
+ * a bond an uplink at its rate often looks application-limited: the
+ * scheduler gave it just its share): none other begins for
+ * BACKLOG_QUIET_NS.
+ */
+static void bbr_on_backlog(struct wb_cc *cc, uint64_t now, uint64_t backlog)
+{
+	struct wb_bbr *b = &cc->bbr;
+
+	if (b->mode != PROBE_BW || backlog <= bdp(b, UNIT) || now < b->backlog_quiet_until)
+		return;
+	if (b->capacity_seen && !probe_unfilled(b, now))
+		return;
+	b->backlog_bw = b->btl_bw;
+	start_up_again(b);
 }
 
 static void bbr_on_ack(struct wb_cc *cc, const struct wb_rate_sample *rs, uint64_t now)
@@ -504,4 +578,5 @@ const struct wb_cc_ops wb_cc_bbr = {
 	.on_loss = bbr_on_loss,
 	.on_timeout = bbr_on_timeout,
 	.on_penalty = bbr_on_penalty,
+	.on_backlog = bbr_on_backlog,
 };

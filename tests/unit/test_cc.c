@@ -431,6 +431,51 @@ static void test_bbr_a_model_unused_for_ten_seconds_starts_up_again(void **state
 }
 
 /*
+ * An uplink that carried only the acks of a download going the other way:
+ * its startup ended on the RTT the download's queue added, every sample
+ * application-limited, at the acks' rate. An upload then queues more than
+ * a round trip of that rate, and the uplink may send none of it: it starts
+ * up again. A startup so begun that finds no more than a quarter above
+ * where it began makes the estimate a measure (no other follows); one that
+ * ended on its own busy rounds begins none.
+ */
+static void test_bbr_a_backlog_starts_up_an_estimate_of_acks_only(void **state)
+{
+	struct feed f;
+	uint64_t acks = BW / 20;
+
+	(void)state;
+	bbr_start(&f, RTT);
+	for (int k = 0; k < 6; k++)
+		bbr_round(&f, acks, RTT, acks * RTT / SEC, true);
+	bbr_round(&f, acks, RTT * 2, acks * RTT * 2 / SEC, true);
+	bbr_round(&f, acks, RTT * 2, acks * RTT * 2 / SEC, true);
+	assert_true(f.cc.bbr.filled_pipe);
+	bbr_ack(&f, MS, acks, RTT, 0);
+	assert_int_equal(f.cc.bbr.mode, PROBE_BW);
+	/* A backlog of less than a round trip at the rate: acks waiting for their pace. */
+	f.cc.ops->on_backlog(&f.cc, f.now, acks * RTT / SEC);
+	assert_int_equal(f.cc.bbr.mode, PROBE_BW);
+	f.cc.ops->on_backlog(&f.cc, f.now, 4 * acks * RTT / SEC);
+	assert_int_equal(f.cc.bbr.mode, STARTUP);
+	assert_int_equal(f.cc.bbr.pacing_gain, 739);
+	/* It finds nothing more (a path as slow as the acks were): the estimate is the rate. */
+	for (int k = 0; k < 4; k++)
+		bbr_round(&f, acks, RTT, 2 * acks * RTT / SEC, false);
+	assert_true(f.cc.bbr.filled_pipe);
+	assert_true(f.cc.bbr.capacity_seen);
+	bbr_ack(&f, MS, acks, RTT, 0);
+	f.cc.ops->on_backlog(&f.cc, f.now, 100 * acks * RTT / SEC);
+	assert_int_not_equal(f.cc.bbr.mode, STARTUP);
+
+	/* A model whose startup ended on its own busy rounds is a measure. */
+	to_probe_bw(&f);
+	assert_true(f.cc.bbr.capacity_seen);
+	f.cc.ops->on_backlog(&f.cc, f.now, 100 * BDP);
+	assert_int_equal(f.cc.bbr.mode, PROBE_BW);
+}
+
+/*
  * Acks in bursts (an aggregating link, a receiver's delayed acks): what
  * came above the rate since acks last fell behind it is a burst the
  * window must cover, kept as a maximum over two windows of five rounds,
@@ -808,6 +853,7 @@ int main(void)
 		cmocka_unit_test(test_bbr_probes_through_others_queue_do_not_end_startup),
 		cmocka_unit_test(test_bbr_startup_rides_out_jitter_and_its_window_covers_it),
 		cmocka_unit_test(test_bbr_a_model_unused_for_ten_seconds_starts_up_again),
+		cmocka_unit_test(test_bbr_a_backlog_starts_up_an_estimate_of_acks_only),
 		cmocka_unit_test(test_bbr_ack_aggregation_widens_the_window),
 		cmocka_unit_test(test_bbr_probe_rtt_after_ten_seconds_and_back),
 		cmocka_unit_test(test_bbr_probe_rtt_keeps_the_bandwidth),
