@@ -522,7 +522,7 @@ static void act_on_frame(struct wb_bond *b, struct wb_uplink *u, const struct wb
 	}
 }
 
-void wb_bond_on_data(struct wb_bond *b, uint64_t now, unsigned sock, const struct wb_endpoint *from,
+void wb_bond_on_data(struct wb_bond *b, uint64_t now, const struct wb_keypair *kp, const struct wb_endpoint *from,
 		     uint8_t uplink, uint64_t pn, const uint8_t *body, size_t len)
 {
 	const uint8_t *pos = body, *end = body + len;
@@ -531,7 +531,6 @@ void wb_bond_on_data(struct wb_bond *b, uint64_t now, unsigned sock, const struc
 	struct wb_uplink *u;
 	struct wb_frame f;
 
-	(void)sock;
 	if (uplink >= WB_MAX_UPLINKS || !body_is_valid(body, len, &eliciting, &urgent) ||
 	    !(u = uplink_for_rx(b, uplink, from, now))) {
 		b->c.malformed++;
@@ -551,8 +550,8 @@ void wb_bond_on_data(struct wb_bond *b, uint64_t now, unsigned sock, const struc
 		wb_ackgen_on_packet(&u->ackgen, pn, eliciting, urgent, now);
 	if (after.closed) {
 		b->c.closes_received++;
-		wb_handshake_clear_sessions(b);
-		wb_bond_session_ended(b, now, "the peer closed the session");
+		if (wb_handshake_close(b, kp))
+			wb_bond_session_ended(b, now, "the peer closed the session");
 		return;
 	}
 	/* The answer to a probe goes after, so its ack names the probe's own packet. */

@@ -100,7 +100,8 @@ struct wb_bond {
 /* bond.c */
 int wb_bond_init(struct wb_bond *b, struct wb_device *d, const struct wb_bond_params *p);
 void wb_bond_destroy(struct wb_bond *b);
-void wb_bond_on_data(struct wb_bond *b, uint64_t now, unsigned sock, const struct wb_endpoint *from,
+/* A data message, opened with kp (a CLOSE in it ends kp's session and those before). */
+void wb_bond_on_data(struct wb_bond *b, uint64_t now, const struct wb_keypair *kp, const struct wb_endpoint *from,
 		     uint8_t uplink, uint64_t pn, const uint8_t *body, size_t len);
 void wb_bond_tick(struct wb_bond *b, uint64_t now);
 uint64_t wb_bond_deadline(const struct wb_bond *b);
@@ -177,5 +178,7 @@ void wb_handshake_on_cookie(struct wb_device *d, uint64_t now, unsigned sock, co
 void wb_handshake_confirm(struct wb_bond *b, uint64_t now);
 /* Drops every session and the handshake in flight (bond teardown, or a CLOSE). */
 void wb_handshake_clear_sessions(struct wb_bond *b);
+/* A CLOSE came, sealed in kp: true if it ended the session in use (wb_handshake_close). */
+bool wb_handshake_close(struct wb_bond *b, const struct wb_keypair *kp);
 
 #endif

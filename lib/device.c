@@ -178,7 +178,7 @@ static void refresh_cookie_secret(struct wb_device *d, uint64_t now)
 	wb_wipe(secret, sizeof(secret));
 }
 
-static void on_data(struct wb_device *d, uint64_t now, unsigned sock, const struct wb_endpoint *from,
+static void on_data(struct wb_device *d, uint64_t now, const struct wb_endpoint *from,
 		    uint8_t *buf, size_t len)
 {
 	struct wb_index_entry *e = wb_index_find(&d->index, wb_data_receiver_index(buf));
@@ -203,7 +203,7 @@ static void on_data(struct wb_device *d, uint64_t now, unsigned sock, const stru
 	}
 	if (kp == b->next)
 		wb_handshake_confirm(b, now);
-	wb_bond_on_data(b, now, sock, from, wb_data_uplink(buf), wb_data_counter(buf), buf + WB_DATA_HEADER_LEN, (size_t)n);
+	wb_bond_on_data(b, now, kp, from, wb_data_uplink(buf), wb_data_counter(buf), buf + WB_DATA_HEADER_LEN, (size_t)n);
 	wb_bond_sync_pool(b);
 }
 
@@ -235,7 +235,7 @@ void wb_device_receive(struct wb_device *d, uint64_t now, unsigned sock, const s
 	case WB_MSG_DATA:
 		if (len < WB_DATA_OVERHEAD)
 			break;
-		on_data(d, now, sock, from, buf, len);
+		on_data(d, now, from, buf, len);
 		return;
 	}
 	d->c.short_or_unknown++;

@@ -45,6 +45,25 @@ void wb_handshake_clear_sessions(struct wb_bond *b)
 	free_session(b, &b->next);
 }
 
+/*
+ * A CLOSE sealed in kp ends kp's session and those before it, never a
+ * newer one: the next session, made by a handshake the peer began after it
+ * sent the CLOSE (a late copy of a restarted peer's), is its new session,
+ * and one sealed in the previous session is such a late copy itself.
+ */
+bool wb_handshake_close(struct wb_bond *b, const struct wb_keypair *kp)
+{
+	if (kp == b->previous) {
+		free_session(b, &b->previous);
+		return false;
+	}
+	clear_pending(b);
+	free_session(b, &b->previous);
+	free_session(b, &b->current);
+	wb_bond_timers_changed(b);
+	return true;
+}
+
 /* The uplink for the next initiation: up ones first, in turn, then any with a socket. */
 static struct wb_uplink *initiation_uplink(struct wb_bond *b)
 {

@@ -223,6 +223,42 @@ static void test_what_the_dead_peer_sent_late_is_not_taken(void **state)
 	both_ways_afresh(&p.server, &p.client);
 }
 
+/*
+ * A CLOSE of the old incarnation, late: it arrives after the restarted
+ * client's initiation made the server's next session, before that session
+ * is confirmed. It ends the session it was sealed in, not the new one: the
+ * client is met at once (the CLOSE used to clear the next session too, and
+ * the client, its data refused, waited its uplink timeout to handshake again).
+ */
+static void test_a_late_close_leaves_the_new_session(void **state)
+{
+	static struct pair_datagram late[8];
+	size_t n_late = 0;
+	uint64_t since;
+
+	(void)state;
+	established();
+	for (int i = 0; i < p.n_uplinks; i++)
+		p.delay_ns[i] = 10 * MS; /* the handshake's steps one by one */
+	wb_bond_close(p.client.bond, p.now);
+	while (n_late < 8 && p.client.queued) {
+		late[n_late++] = p.client.queue[0];
+		memmove(p.client.queue, p.client.queue + 1, --p.client.queued * sizeof(p.client.queue[0]));
+	}
+	assert_true(n_late > 0);
+	pair_restart(&p, &p.client);
+	since = p.now;
+	while (!p.server.bond->next && p.now < since + 1 * SEC)
+		pair_run_until(&p, p.now + 1 * MS);
+	assert_non_null(p.server.bond->next);
+	assert_true(wb_bond_has_session(p.server.bond)); /* the old one, still current */
+	for (size_t i = 0; i < n_late; i++)
+		pair_inject(&p, &p.server, &late[i]);
+	assert_true(bondc(&p.server)->closes_received >= 1);
+	assert_non_null(p.server.bond->next);
+	assert_true(until_both_have_a_session(since) <= 100 * MS);
+}
+
 /* A rekey between two daemons that run on: the same incarnations, nothing starts over. */
 static void test_a_rekey_keeps_the_reliable_state(void **state)
 {
@@ -313,6 +349,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_a_restarted_client_is_met_afresh, teardown),
 		cmocka_unit_test_teardown(test_a_peer_restarted_twice_is_met_afresh_each_time, teardown),
 		cmocka_unit_test_teardown(test_what_the_dead_peer_sent_late_is_not_taken, teardown),
+		cmocka_unit_test_teardown(test_a_late_close_leaves_the_new_session, teardown),
 		cmocka_unit_test_teardown(test_a_rekey_keeps_the_reliable_state, teardown),
 		cmocka_unit_test_teardown(test_a_clock_behind_at_start_gets_a_session_once_set_right, teardown),
 		cmocka_unit_test_teardown(test_a_clock_stepped_back_never_sends_an_older_timestamp, teardown),
