@@ -20,6 +20,7 @@
 #include "config.h"
 #include "crypto.h"
 #include "daemon.h"
+#include "harden.h"
 #include "log.h"
 
 static const char usage[] =
@@ -144,6 +145,16 @@ int main(int argc, char **argv)
 	char err[512];
 	int rc;
 
+	/*
+	 * Before anything else: the options --genkey and --pubkey handle a key
+	 * too, and a start reads them with the configuration (harden.h). A
+	 * failure stops the daemon rather than run it with keys a crash could
+	 * write to disk.
+	 */
+	if (harden_no_core_dumps(err, sizeof(err))) {
+		fprintf(stderr, "wanbondd: cannot turn core dumps off: %s\n", err);
+		return 1;
+	}
 	if (parse_options(argc, argv, &o))
 		return 1;
 	log_set_level(o.verbosity < 0 ? LOG_LVL_WARNING : LOG_LVL_INFO + o.verbosity);
