@@ -5,6 +5,7 @@
  * wrong as "FILE:LINE: what", naming the setting.
  */
 #include "config_read.h"
+#include "example_keys.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -295,7 +296,11 @@ static bool all_zero(const uint8_t *b, size_t len)
 	return !acc;
 }
 
-/* A base64 key, given inline or (file not NULL) read from a file. */
+#define EXAMPLE_KEY_TEXT                                                                              \
+	"an example key printed in wanbond's documentation, known to everyone: make your own "           \
+	"(wanbondd --genkey and --pubkey, docs/configuration.md)"
+
+/* A base64 key, given inline or (file not NULL) read from a file; never an all-zero or an example key. */
 static int decode_key(const struct conf_sect *s, const config_setting_t *at, const char *key, const char *file,
 		      const char *text, uint8_t out[WB_KEY_LEN])
 {
@@ -305,6 +310,9 @@ static int decode_key(const struct conf_sect *s, const config_setting_t *at, con
 	if (all_zero(out, WB_KEY_LEN))
 		return file ? conf_report_key(s, at, key, "'%s' holds a key of all zeros", file)
 			    : conf_report_key(s, at, key, "the key is all zeros");
+	if (wb_key_is_example(out))
+		return file ? conf_report_key(s, at, key, "'%s' holds %s", file, EXAMPLE_KEY_TEXT)
+			    : conf_report_key(s, at, key, "%s", EXAMPLE_KEY_TEXT);
 	return 0;
 }
 

@@ -27,6 +27,7 @@ done
 run "linkem command line" tests/unit/linkem_cli.sh "$BUILD/bin/linkem"
 run "wanbond command line" tests/unit/wanbond_cli.sh "$BUILD/bin/wanbond"
 run "man pages" tests/unit/man_pages.sh "$BUILD"
+run "example keys refused" tests/unit/example_keys.sh "$BUILD/bin/wanbondd"
 # The simulator's scenarios print their own lines.
 tests/sim/run.sh "$BUILD" || fails=$((fails + 1))
 

@@ -220,14 +220,70 @@ static void example_path(char *out, size_t size, const char *name)
 	fail_msg("conf/%s not found", name);
 }
 
-static void load_example(const char *name)
+/* The text of conf/NAME, read whole (freed by the caller). */
+static char *read_example(const char *name)
 {
-	char path[PATH_MAX + 32];
+	char path[PATH_MAX + 32], *text;
+	FILE *f;
+	long n;
 
 	example_path(path, sizeof(path), name);
-	if (wb_config_load(&cfg, path, err, sizeof(err)))
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	assert_true(n > 0);
+	rewind(f);
+	text = malloc((size_t)n + 1);
+	assert_non_null(text);
+	assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
+	text[n] = '\0';
+	fclose(f);
+	return text;
+}
+
+/*
+ * conf/NAME parsed with keys of its own: each example key (refused as it
+ * is: test_examples_are_refused) swapped for another, the same for the
+ * same, so that what the file says of its keys still holds.
+ */
+static void load_example(const char *name)
+{
+	char *text = read_example(name), *at = text, b64[WB_KEY_B64_LEN];
+	uint8_t key[WB_KEY_LEN];
+
+	while ((at = strstr(at, "key = \""))) {
+		at += strlen("key = \"");
+		if (strlen(at) < WB_KEY_B64_LEN || at[WB_KEY_B64_LEN - 1] != '"')
+			continue;
+		memcpy(b64, at, WB_KEY_B64_LEN - 1);
+		b64[WB_KEY_B64_LEN - 1] = '\0';
+		assert_int_equal(wb_key_from_base64(key, b64), 0);
+		for (int i = 0; i < WB_KEY_LEN; i++)
+			key[i] ^= 0x5a;
+		wb_key_to_base64(b64, key);
+		memcpy(at, b64, WB_KEY_B64_LEN - 1);
+	}
+	if (wb_config_parse(&cfg, text, name, err, sizeof(err)))
 		fail_msg("%s", err);
-	assert_string_equal(cfg.path, path);
+	free(text);
+}
+
+/* The key of the nth (from 0) line of conf/NAME that sets setting. */
+static void example_key(uint8_t key[WB_KEY_LEN], const char *name, const char *setting, int nth)
+{
+	char *text = read_example(name), *at = text, pattern[64], b64[WB_KEY_B64_LEN];
+
+	snprintf(pattern, sizeof(pattern), "%s = \"", setting);
+	for (int i = 0; i <= nth; i++) {
+		at = strstr(at, pattern);
+		assert_non_null(at);
+		at += strlen(pattern);
+	}
+	memcpy(b64, at, WB_KEY_B64_LEN - 1);
+	b64[WB_KEY_B64_LEN - 1] = '\0';
+	assert_int_equal(wb_key_from_base64(key, b64), 0);
+	free(text);
 }
 
 static void public_of(uint8_t pub[WB_KEY_LEN], const uint8_t priv[WB_KEY_LEN])
@@ -237,6 +293,20 @@ static void public_of(uint8_t pub[WB_KEY_LEN], const uint8_t priv[WB_KEY_LEN])
 	memcpy(copy, priv, WB_KEY_LEN);
 	wb_x25519_clamp(copy);
 	assert_int_equal(wb_x25519_public(pub, copy), 0);
+}
+
+/* As shipped, the examples are refused: their keys are printed for everyone to read. */
+static void test_examples_are_refused(void **state)
+{
+	static const char *const names[] = { "router.conf", "vps.conf" };
+	char path[PATH_MAX + 32];
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		example_path(path, sizeof(path), names[i]);
+		assert_int_equal(wb_config_load(&cfg, path, err, sizeof(err)), -EINVAL);
+		assert_non_null(strstr(err, "private_key: an example key printed in wanbond's documentation"));
+	}
 }
 
 static void test_example_router(void **state)
@@ -273,20 +343,25 @@ static void test_example_vps(void **state)
 /* The two examples are two ends of one bond: their keys must match. */
 static void test_examples_match(void **state)
 {
-	static struct wb_config router, vps;
-	uint8_t pub[WB_KEY_LEN];
+	uint8_t router_priv[WB_KEY_LEN], vps_priv[WB_KEY_LEN], pub[WB_KEY_LEN], key[WB_KEY_LEN], psk[WB_KEY_LEN];
+	static struct wb_config router;
 
 	(void)state;
+	example_key(router_priv, "router.conf", "private_key", 0);
+	example_key(vps_priv, "vps.conf", "private_key", 0);
+	public_of(pub, router_priv);
+	example_key(key, "vps.conf", "public_key", 0); /* its first peer, home */
+	assert_memory_equal(pub, key, WB_KEY_LEN);
+	public_of(pub, vps_priv);
+	example_key(key, "router.conf", "public_key", 0); /* the server's */
+	assert_memory_equal(pub, key, WB_KEY_LEN);
+	example_key(psk, "router.conf", "preshared_key", 0);
+	example_key(key, "vps.conf", "preshared_key", 0);
+	assert_memory_equal(psk, key, WB_KEY_LEN);
 	load_example("router.conf");
 	router = cfg;
 	load_example("vps.conf");
-	vps = cfg;
-	public_of(pub, router.private_key);
-	assert_memory_equal(pub, vps.peers[0].public_key, WB_KEY_LEN);
-	public_of(pub, vps.private_key);
-	assert_memory_equal(pub, router.peers[0].public_key, WB_KEY_LEN);
-	assert_memory_equal(router.peers[0].preshared_key, vps.peers[0].preshared_key, WB_KEY_LEN);
-	assert_int_equal(router.cipher, vps.cipher);
+	assert_int_equal(router.cipher, cfg.cipher);
 }
 
 /* ---- what parses, and the defaults ---- */
@@ -1275,6 +1350,7 @@ static void test_long_name(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_examples_are_refused),
 		cmocka_unit_test(test_example_router),
 		cmocka_unit_test(test_example_vps),
 		cmocka_unit_test(test_examples_match),
