@@ -481,7 +481,7 @@ struct command {
 	const char *name;    /* one word, or two: "uplink set" */
 	const char *args;    /* the synopsis after the name */
 	const char *summary; /* beside the synopsis in the usage; NULL if the synopsis says it */
-	bool change;         /* changes the bond: the daemon wants root or CAP_NET_ADMIN */
+	bool change;         /* changes the bond: the daemon wants root or control.admin_group */
 	bool rules;          /* takes the scheduler's rules: the usage names them */
 	int (*run)(const struct cli *cli, int argc, char **argv); /* argv: the words after the name */
 };
@@ -603,7 +603,7 @@ static void print_commands(FILE *out, const char *group, const struct command *o
 		rules |= c->rules;
 	}
 	if (group && change)
-		fputs("changes need root or CAP_NET_ADMIN\n", out);
+		fputs("changes need root or a member of control.admin_group\n", out);
 	if (group && rules)
 		print_rules(out);
 }

@@ -100,8 +100,8 @@ struct wb_conf_scheduler {
 };
 
 /*
- * The control sockets: DIRECTORY/BOND.sock; members of group may read (root
- * changes). The default is the build's (make CONTROL_DIR=...): OpenWrt has
+ * The control sockets: DIRECTORY/BOND.sock; members of group may read,
+ * root and members of admin_group may change. The default is the build's (make CONTROL_DIR=...): OpenWrt has
  * /var/run, not /run.
  */
 #ifndef WB_CONTROL_DIR
@@ -110,6 +110,7 @@ struct wb_conf_scheduler {
 struct wb_conf_control {
 	char directory[96];
 	char group[32];              /* "": root's only */
+	char admin_group[32];        /* its members may change things too ("": root alone) */
 };
 
 #define WB_MAX_CONFIG_WARNINGS 4

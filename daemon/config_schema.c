@@ -101,31 +101,43 @@ static int parse_scheduler(struct conf_parse *p, const struct conf_sect *root)
 	return 0;
 }
 
+/* A group name of control's, at most size - 1 characters. */
+static int check_group_name(struct conf_parse *p, config_setting_t *g, const char *key, const char *name, size_t size)
+{
+	if (name && (!*name || strlen(name) >= size))
+		return conf_report(p, config_setting_get_member(g, key), "control.%s: a group name expected", key);
+	return 0;
+}
+
 static int parse_control(struct conf_parse *p, const struct conf_sect *root)
 {
-	static const char *const keys[] = { "directory", "group", NULL };
+	static const char *const keys[] = { "directory", "group", "admin_group", NULL };
 	struct wb_conf_control *c = &p->cfg->control;
 	struct conf_sect s = { p, NULL, "", "control." };
 	config_setting_t *g;
-	const char *dir = NULL, *group = NULL;
+	const char *dir = NULL, *group = NULL, *admin = NULL;
 	int ret = conf_member(root, "control", CONF_GROUP, &g);
 
 	if (ret || !g)
 		return ret;
 	s.set = g;
 	if ((ret = conf_check_keys(&s, keys)) || (ret = conf_read_string(&s, "directory", false, &dir)) ||
-	    (ret = conf_read_string(&s, "group", false, &group)))
+	    (ret = conf_read_string(&s, "group", false, &group)) ||
+	    (ret = conf_read_string(&s, "admin_group", false, &admin)))
 		return ret;
 	if (dir && (dir[0] != '/' || strlen(dir) >= sizeof(c->directory) - WB_NAME_MAX - 6))
 		return conf_report(p, config_setting_get_member(g, "directory"),
 				   "control.directory: an absolute path of at most %zu characters expected",
 				   sizeof(c->directory) - WB_NAME_MAX - 7);
-	if (group && (!*group || strlen(group) >= sizeof(c->group)))
-		return conf_report(p, config_setting_get_member(g, "group"), "control.group: a group name expected");
+	if ((ret = check_group_name(p, g, "group", group, sizeof(c->group))) ||
+	    (ret = check_group_name(p, g, "admin_group", admin, sizeof(c->admin_group))))
+		return ret;
 	if (dir)
 		snprintf(c->directory, sizeof(c->directory), "%s", dir);
 	if (group)
 		snprintf(c->group, sizeof(c->group), "%s", group);
+	if (admin)
+		snprintf(c->admin_group, sizeof(c->admin_group), "%s", admin);
 	return 0;
 }
 

@@ -351,7 +351,7 @@ static void do_monitor(struct ctl_client *c, const struct nlmsghdr *req)
 		return;
 	}
 	if (!ctl_monitor_allowed(&now, c->peer.privileged)) {
-		snprintf(msg, sizeof(msg), "%d monitors of peers without root or CAP_NET_ADMIN already listen: no more",
+		snprintf(msg, sizeof(msg), "%d monitors of peers who may not change things already listen: no more",
 			 now.unprivileged_monitors);
 		if (log_allowed(&srv->refused_log, loop_now()))
 			log_line(LOG_LVL_WARNING, srv->bc->conf->name, NULL, "control: monitor of uid %u refused: %s",
@@ -384,7 +384,9 @@ static void handle(struct ctl_client *c, const struct nlmsghdr *req, size_t len)
 	}
 	c->last_request_ns = loop_now(); /* a request, not any datagram: garbage keeps no slot */
 	if (changes(m.cmd) && !c->peer.privileged) {
-		send_error(c, req, EPERM, "changes need root or CAP_NET_ADMIN");
+		send_error(c, req, EPERM,
+			   c->srv->admin_gid == PEER_NO_GROUP ? "changes need root"
+							      : "changes need root or control.admin_group");
 		return;
 	}
 	switch (m.cmd) {
@@ -552,7 +554,7 @@ static void refuse(struct ctl_server *srv, int fd, const struct peer_cred *peer,
 	if (peer->privileged)
 		snprintf(msg, sizeof(msg), "all %d control connections are in use", CTL_MAX_CLIENTS);
 	else
-		snprintf(msg, sizeof(msg), "the %d control connections open to peers without root or CAP_NET_ADMIN are in use",
+		snprintf(msg, sizeof(msg), "the %d control connections open to peers who may not change things are in use",
 			 now->unprivileged);
 	nlh = wb_ctl_error(buf, NULL, EBUSY, msg);
 	send(fd, nlh, nlh->nlmsg_len, MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -600,7 +602,7 @@ static void on_accept(struct loop_fd *f, uint32_t events)
 	fd = accept4(f->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (fd < 0)
 		return;
-	peer_cred_judge(fd, &peer);
+	peer_cred_judge(fd, srv->admin_gid, &peer);
 	log_line(LOG_LVL_DEBUG, srv->bc->conf->name, NULL, "control connection of uid %u (pid %d): %s (%s)",
 		 (unsigned)peer.uid, (int)peer.pid, peer.privileged ? "may change" : "may read", peer.why);
 	now = census(srv);
@@ -614,15 +616,15 @@ static void on_accept(struct loop_fd *f, uint32_t events)
 
 /* ---- the socket file ----------------------------------------------------------------- */
 
-/* The gid of control.group in gid, (gid_t)-1 if it is not set; -ENOENT if there is no such group. */
-static int control_gid(const struct daemon *d, gid_t *gid)
+/* The gid of group name in gid, (gid_t)-1 if name is ""; -ENOENT if there is no such group. */
+static int group_gid(const char *name, gid_t *gid)
 {
 	const struct group *g;
 
 	*gid = (gid_t)-1;
-	if (!d->cfg.control.group[0])
+	if (!name[0])
 		return 0;
-	g = getgrnam(d->cfg.control.group);
+	g = getgrnam(name);
 	if (!g)
 		return -ENOENT;
 	*gid = g->gr_gid;
@@ -664,8 +666,12 @@ static int open_server(struct daemon *d, struct bond_ctx *bc, struct ctl_server 
 		snprintf(err, errlen, "its idle timer: %s", strerror(-rc));
 		return rc;
 	}
-	if (control_gid(d, &gid)) {
+	if (group_gid(d->cfg.control.group, &gid)) {
 		snprintf(err, errlen, "control.group: no such group '%s'", d->cfg.control.group);
+		return -ENOENT;
+	}
+	if (group_gid(d->cfg.control.admin_group, &srv->admin_gid)) {
+		snprintf(err, errlen, "control.admin_group: no such group '%s'", d->cfg.control.admin_group);
 		return -ENOENT;
 	}
 	snprintf(name, sizeof(name), "%s.sock", bc->conf->name);

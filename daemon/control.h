@@ -5,8 +5,8 @@
  * the scheduler and the uplinks, and subscribes to events, in the messages
  * of lib/ctl.h. Anyone who can connect may read (the socket is the
  * daemon's user's and control.group's, rw for both; sockfile.h makes it);
- * changes need root or CAP_NET_ADMIN, judged
- * once per connection, as it is accepted (peer_cred.h). Who may hold how
+ * changes need root or control.admin_group, judged once per connection,
+ * from its credentials when it connected (peer_cred.h). Who may hold how
  * many connections, and for how long without a request, is ctl_slots.h's.
  */
 #ifndef WB_DAEMON_CONTROL_H
@@ -18,6 +18,7 @@
 #include "counters.h"
 #include "ctl_slots.h"
 #include "log.h"
+#include "peer_cred.h"
 #include "loop.h"
 #include "sockfile.h"
 #include "wanbond.h"
@@ -48,6 +49,7 @@ struct ctl_server {
 	struct wb_uplink_counters ubase[WB_MAX_UPLINKS];
 	uint32_t ubase_generation[WB_MAX_UPLINKS]; /* of the uplink each was taken of: another's starts from 0 */
 	struct ctl_bursts bursts;
+	gid_t admin_gid; /* control.admin_group's, PEER_NO_GROUP if none */
 	int monitors;
 	uint64_t events_dropped; /* a monitor that did not read fast enough */
 	/*

@@ -3,8 +3,8 @@
  * Who may hold a bond's control connections: the policy alone, with no
  * system call (control.c applies it). Every member of control.group may
  * connect and read, so the table of connections must not be theirs to
- * fill: some slots are kept for privileged peers (uid 0, or CAP_NET_ADMIN
- * in the daemon's user namespace: the admin, OpenWrt's hotplug scripts),
+ * fill: some slots are kept for privileged peers (uid 0, or a member of
+ * control.admin_group: the admin, OpenWrt's hotplug scripts),
  * a connection that asks nothing for a while is closed, and subscriptions
  * to the events, which are kept however quiet, are few for the others.
  */

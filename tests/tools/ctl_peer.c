@@ -24,8 +24,6 @@
  *       and prints "change: ok" or "change: refused: ERRNO-TEXT: MESSAGE".
  *       With queued nothing is asked first: for a daemon that has not
  *       accepted yet (stopped, say).
- *   ctl_peer has-peerpidfd
- *       exit 0 if the kernel knows SO_PEERPIDFD, 1 if not
  *
  * Exit 1 on a system error, 2 with a usage line for bad arguments.
  */
@@ -45,16 +43,6 @@
 
 #include "ctl.h"
 
-#ifndef SO_PEERPIDFD
-#if defined(__hppa__)
-#define SO_PEERPIDFD 0x404B
-#elif defined(__sparc__)
-#define SO_PEERPIDFD 0x0056
-#else
-#define SO_PEERPIDFD 77
-#endif
-#endif
-
 #define MAX_CONNS 64
 #define ANSWER_TIMEOUT_MS 5000
 #define HOLD_MAX_SECS 120
@@ -64,8 +52,7 @@ static void die(const char *what) __attribute__((noreturn));
 
 static void usage(void)
 {
-	fputs("usage: ctl_peer hold SOCKET N [monitor] [every MS] | ctl_peer orphan SOCKET FIFO [queued] | "
-	      "ctl_peer has-peerpidfd\n",
+	fputs("usage: ctl_peer hold SOCKET N [monitor] [every MS] | ctl_peer orphan SOCKET FIFO [queued]\n",
 	      stderr);
 	exit(2);
 }
@@ -269,20 +256,6 @@ static int orphan(const char *path, const char *fifo, bool queued)
 	return 0;
 }
 
-static int has_peerpidfd(void)
-{
-	int sv[2], pidfd = -1;
-	socklen_t len = sizeof(pidfd);
-
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
-		die("socketpair");
-	if (!getsockopt(sv[0], SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len))
-		return 0;
-	if (errno != ENOPROTOOPT)
-		die("SO_PEERPIDFD");
-	return 1;
-}
-
 static int number(const char *s, int min, int max)
 {
 	char *end;
@@ -296,8 +269,6 @@ static int number(const char *s, int min, int max)
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argc == 2 && !strcmp(argv[1], "has-peerpidfd"))
-		return has_peerpidfd();
 	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "orphan")) {
 		if (argc == 5 && strcmp(argv[4], "queued"))
 			usage();

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests: peer_cred.c, who is at the other end of a control
- * connection. The parsers of /proc's text first: they must take the field
- * named at the start of a line and nothing else, since a process chooses
- * its own Name: line. Then the judgement on real connections: our own
- * (a socketpair), and, as root only, a child that dropped to nobody
- * before it connected, without and with CAP_NET_ADMIN, and one that
- * connected and exited before it was judged.
+ * connection, judged from the credentials the kernel recorded when it
+ * connected. On real connections: our own (a socketpair), and, as root
+ * only, a child that dropped to nobody before it connected, with and
+ * without the admin group among its groups or as its own, with
+ * CAP_NET_ADMIN (no longer a privilege), and one that regained root after
+ * it connected (as a reader's child that exec's a setuid program would):
+ * it was judged root when its capabilities were read at accept time.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -33,99 +34,18 @@
 #include "peer_cred.h"
 
 #define NOBODY 65534
+#define ADMIN_GID 4242 /* a group no test process starts in */
 
-/* ---- the parsers ---------------------------------------------------------------------- */
-
-static const char status_text[] = "Name:\tsleep\n"
-				  "Umask:\t0022\n"
-				  "State:\tS (sleeping)\n"
-				  "Uid:\t0\t0\t0\t0\n"
-				  "CapInh:\t0000000000000000\n"
-				  "CapPrm:\t000001ffffffffff\n"
-				  "CapEff:\t0000000000001000\n"
-				  "CapBnd:\t000001ffffffffff\n";
-
-static void test_status_hex_reads_the_named_field(void **state)
+static void test_in_group(void **state)
 {
-	uint64_t v = 0;
+	const gid_t groups[] = { 10, 20, ADMIN_GID };
 
 	(void)state;
-	assert_true(peer_status_hex(status_text, "CapEff", &v));
-	assert_int_equal(v, 0x1000);
-	assert_true(peer_status_hex(status_text, "CapPrm", &v));
-	assert_int_equal(v, 0x1ffffffffffULL);
-}
-
-static void test_status_hex_missing_field_is_false(void **state)
-{
-	uint64_t v = 42;
-
-	(void)state;
-	assert_false(peer_status_hex(status_text, "CapAmb", &v));
-	assert_false(peer_status_hex("", "CapEff", &v));
-	assert_int_equal(v, 42);
-}
-
-static void test_status_hex_takes_only_a_line_start(void **state)
-{
-	/* A name chosen by the process (prctl PR_SET_NAME) cannot stand for the field. */
-	static const char text[] = "Name:\tCapEff: ffffffffff\nCapEffective:\t1\nCapEff:\t0000000000000000\n";
-	uint64_t v = 42;
-
-	(void)state;
-	assert_true(peer_status_hex(text, "CapEff", &v));
-	assert_int_equal(v, 0);
-}
-
-static void test_status_hex_refuses_malformed_values(void **state)
-{
-	static const char *const bad[] = { "CapEff:\t-1\n", "CapEff:\t\n", "CapEff:\tzz\n", "CapEff:\t00ff x\n",
-					   "CapEff:\t1ffffffffffffffffff\n", "CapEff:\t+1\n" };
-	uint64_t v = 42;
-
-	(void)state;
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_false(peer_status_hex(bad[i], "CapEff", &v));
-		assert_int_equal(v, 42);
-	}
-	assert_true(peer_status_hex("CapEff:\t00ff \n", "CapEff", &v)); /* trailing blanks are the line's end */
-	assert_int_equal(v, 0xff);
-}
-
-static void test_fdinfo_pid_reads_pid_not_nspid(void **state)
-{
-	long pid = 0;
-
-	(void)state;
-	assert_true(peer_fdinfo_pid("pos:\t0\nflags:\t02000002\nmnt_id:\t15\nino:\t1057\nPid:\t3667\nNSpid:\t3667\t1\n",
-				    &pid));
-	assert_int_equal(pid, 3667);
-	assert_true(peer_fdinfo_pid("Pid:\t-1\nNSpid:\t-1\n", &pid));
-	assert_int_equal(pid, -1);
-	assert_true(peer_fdinfo_pid("Pid:\t0\n", &pid));
-	assert_int_equal(pid, 0);
-	pid = 7;
-	assert_false(peer_fdinfo_pid("NSpid:\t5\n", &pid));
-	assert_false(peer_fdinfo_pid("Pid:\t-2\n", &pid));
-	assert_false(peer_fdinfo_pid("Pid:\tx\n", &pid));
-	assert_int_equal(pid, 7);
-}
-
-/* ---- the judgement ---------------------------------------------------------------------- */
-
-static bool we_hold_net_admin(void)
-{
-	char text[4096];
-	FILE *f = fopen("/proc/self/status", "re");
-	size_t n;
-	uint64_t eff = 0;
-
-	assert_non_null(f);
-	n = fread(text, 1, sizeof(text) - 1, f);
-	fclose(f);
-	text[n] = '\0';
-	assert_true(peer_status_hex(text, "CapEff", &eff));
-	return (eff >> CAP_NET_ADMIN) & 1;
+	assert_true(peer_in_group(ADMIN_GID, ADMIN_GID, NULL, 0));
+	assert_true(peer_in_group(ADMIN_GID, 5, groups, 3));
+	assert_false(peer_in_group(ADMIN_GID, 5, groups, 2));
+	assert_false(peer_in_group(PEER_NO_GROUP, PEER_NO_GROUP, NULL, 0));
+	assert_false(peer_in_group(PEER_NO_GROUP, 5, groups, 3));
 }
 
 static void test_judge_ourselves(void **state)
@@ -135,10 +55,10 @@ static void test_judge_ourselves(void **state)
 
 	(void)state;
 	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
-	peer_cred_judge(sv[0], &p);
+	peer_cred_judge(sv[0], PEER_NO_GROUP, &p);
 	assert_int_equal(p.uid, geteuid());
 	assert_int_equal(p.pid, getpid());
-	assert_int_equal(p.privileged, geteuid() == 0 || we_hold_net_admin());
+	assert_int_equal(p.privileged, geteuid() == 0);
 	assert_non_null(p.why);
 	close(sv[0]);
 	close(sv[1]);
@@ -151,7 +71,7 @@ static void test_judge_a_socket_that_is_not_connected(void **state)
 
 	(void)state;
 	assert_true(fd >= 0);
-	peer_cred_judge(fd, &p);
+	peer_cred_judge(fd, ADMIN_GID, &p);
 	assert_false(p.privileged);
 	close(fd);
 }
@@ -184,28 +104,33 @@ static void unlisten(struct listener *l)
 	rmdir(l->dir);
 }
 
-/* In a child: becomes nobody, keeping CAP_NET_ADMIN (effective) if asked and nothing else. */
-static void become_nobody(bool net_admin)
+/* How the child is, and becomes, around its connect. */
+struct child_plan {
+	gid_t gid;            /* its gid as nobody */
+	gid_t group;          /* a supplementary group, or PEER_NO_GROUP */
+	bool net_admin;       /* keeps CAP_NET_ADMIN as nobody */
+	bool root_after;      /* becomes root again once connected (its saved uid stays 0) */
+};
+
+/* In a child: becomes nobody as planned; with root_after, keeps uid 0 as its saved uid. */
+static void become_nobody(const struct child_plan *plan)
 {
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct d[2] = { { 0 } };
+	gid_t group = plan->group;
 
-	if (prctl(PR_SET_KEEPCAPS, 1) || setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
+	if (prctl(PR_SET_KEEPCAPS, 1) || setgroups(group == PEER_NO_GROUP ? 0 : 1, &group) ||
+	    setresgid(plan->gid, plan->gid, plan->gid) ||
+	    setresuid(NOBODY, NOBODY, plan->root_after ? 0 : NOBODY))
 		_exit(10);
-	if (net_admin)
+	if (plan->net_admin)
 		d[0].effective = d[0].permitted = 1u << CAP_NET_ADMIN;
-	if (syscall(SYS_capset, &h, d))
+	if (!plan->root_after && syscall(SYS_capset, &h, d))
 		_exit(11);
 }
 
-enum child_end { STAYS_UNTIL_JUDGED, EXITS_BEFORE_ACCEPT };
-
-/*
- * A child, nobody with or without CAP_NET_ADMIN, connects to l; the
- * connection is accepted and judged while the child lives, or after it has
- * exited and been reaped.
- */
-static void judge_child(struct listener *l, bool net_admin, enum child_end end, struct peer_cred *p)
+/* A child connects to l as planned; the connection is accepted and judged while it lives. */
+static void judge_child(struct listener *l, const struct child_plan *plan, gid_t admin_gid, struct peer_cred *p)
 {
 	int connected[2], judged[2], fd, status;
 	char byte = 0;
@@ -218,99 +143,120 @@ static void judge_child(struct listener *l, bool net_admin, enum child_end end, 
 	if (!child) {
 		int s;
 
-		become_nobody(net_admin);
+		become_nobody(plan);
 		s = socket(AF_UNIX, SOCK_SEQPACKET, 0);
 		if (s < 0 || connect(s, (struct sockaddr *)&l->sa, sizeof(l->sa)))
 			_exit(12);
+		if (plan->root_after && setresuid(0, 0, 0))
+			_exit(15);
 		if (write(connected[1], "c", 1) != 1)
 			_exit(13);
-		if (end == STAYS_UNTIL_JUDGED && read(judged[0], &byte, 1) != 1)
+		if (read(judged[0], &byte, 1) != 1)
 			_exit(14);
 		_exit(0);
 	}
 	assert_int_equal(read(connected[0], &byte, 1), 1);
-	if (end == EXITS_BEFORE_ACCEPT) {
-		assert_int_equal(waitpid(child, &status, 0), child);
-		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	}
 	fd = accept4(l->fd, NULL, NULL, SOCK_CLOEXEC);
 	assert_true(fd >= 0);
-	peer_cred_judge(fd, p);
+	peer_cred_judge(fd, admin_gid, p);
 	close(fd);
-	if (end == STAYS_UNTIL_JUDGED) {
-		assert_int_equal(write(judged[1], "j", 1), 1);
-		assert_int_equal(waitpid(child, &status, 0), child);
-		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	}
+	assert_int_equal(write(judged[1], "j", 1), 1);
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	close(connected[0]);
 	close(connected[1]);
 	close(judged[0]);
 	close(judged[1]);
 }
 
+static void judge_as(const struct child_plan *plan, gid_t admin_gid, struct peer_cred *p)
+{
+	struct listener l;
+
+	listen_at(&l);
+	judge_child(&l, plan, admin_gid, p);
+	unlisten(&l);
+	assert_int_equal(p->uid, NOBODY);
+	assert_true(p->pid > 0);
+}
+
 static void test_judge_nobody(void **state)
 {
-	struct listener l;
+	struct child_plan plan = { .gid = NOBODY, .group = PEER_NO_GROUP };
 	struct peer_cred p;
 
 	(void)state;
 	if (geteuid())
 		skip();
-	listen_at(&l);
-	judge_child(&l, false, STAYS_UNTIL_JUDGED, &p);
-	assert_int_equal(p.uid, NOBODY);
-	assert_true(p.pid > 0);
+	judge_as(&plan, PEER_NO_GROUP, &p);
 	assert_false(p.privileged);
-	assert_string_equal(p.why, "no CAP_NET_ADMIN");
-	unlisten(&l);
+	assert_string_equal(p.why, "not root");
+	judge_as(&plan, ADMIN_GID, &p);
+	assert_false(p.privileged);
+	assert_string_equal(p.why, "not root, not in control.admin_group");
 }
 
+static void test_judge_a_member_of_the_admin_group(void **state)
+{
+	struct child_plan supplementary = { .gid = NOBODY, .group = ADMIN_GID };
+	struct child_plan primary = { .gid = ADMIN_GID, .group = PEER_NO_GROUP };
+	struct peer_cred p;
+
+	(void)state;
+	if (geteuid())
+		skip();
+	judge_as(&supplementary, ADMIN_GID, &p);
+	assert_true(p.privileged);
+	assert_string_equal(p.why, "in control.admin_group");
+	judge_as(&primary, ADMIN_GID, &p);
+	assert_true(p.privileged);
+	/* The same peer where no admin group is set, or another one. */
+	judge_as(&supplementary, PEER_NO_GROUP, &p);
+	assert_false(p.privileged);
+	judge_as(&supplementary, ADMIN_GID + 1, &p);
+	assert_false(p.privileged);
+}
+
+/* CAP_NET_ADMIN made a peer an administrator; it no longer does: only uid 0 and the group. */
 static void test_judge_nobody_with_net_admin(void **state)
 {
-	struct listener l;
+	struct child_plan plan = { .gid = NOBODY, .group = PEER_NO_GROUP, .net_admin = true };
 	struct peer_cred p;
 
 	(void)state;
 	if (geteuid())
 		skip();
-	listen_at(&l);
-	judge_child(&l, true, STAYS_UNTIL_JUDGED, &p);
-	assert_int_equal(p.uid, NOBODY);
-	assert_true(p.privileged);
-	assert_string_equal(p.why, "CAP_NET_ADMIN");
-	unlisten(&l);
+	judge_as(&plan, PEER_NO_GROUP, &p);
+	assert_false(p.privileged);
 }
 
-static void test_judge_a_peer_gone_before_accept(void **state)
+/*
+ * A reader connects, then the process that holds its socket becomes root
+ * (a child that exec's a setuid program): judged by what it was when it
+ * connected, it stays a reader.
+ */
+static void test_judge_a_peer_root_since_it_connected(void **state)
 {
-	struct listener l;
+	struct child_plan plan = { .gid = NOBODY, .group = PEER_NO_GROUP, .root_after = true };
 	struct peer_cred p;
 
 	(void)state;
 	if (geteuid())
 		skip();
-	listen_at(&l);
-	/* It had CAP_NET_ADMIN, but what has its pid now is not it: unprivileged. */
-	judge_child(&l, true, EXITS_BEFORE_ACCEPT, &p);
-	assert_int_equal(p.uid, NOBODY);
+	judge_as(&plan, PEER_NO_GROUP, &p);
 	assert_false(p.privileged);
-	assert_string_equal(p.why, "it has exited");
-	unlisten(&l);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_status_hex_reads_the_named_field),
-		cmocka_unit_test(test_status_hex_missing_field_is_false),
-		cmocka_unit_test(test_status_hex_takes_only_a_line_start),
-		cmocka_unit_test(test_status_hex_refuses_malformed_values),
-		cmocka_unit_test(test_fdinfo_pid_reads_pid_not_nspid),
+		cmocka_unit_test(test_in_group),
 		cmocka_unit_test(test_judge_ourselves),
 		cmocka_unit_test(test_judge_a_socket_that_is_not_connected),
 		cmocka_unit_test(test_judge_nobody),
+		cmocka_unit_test(test_judge_a_member_of_the_admin_group),
 		cmocka_unit_test(test_judge_nobody_with_net_admin),
-		cmocka_unit_test(test_judge_a_peer_gone_before_accept),
+		cmocka_unit_test(test_judge_a_peer_root_since_it_connected),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,7 +22,7 @@ expect 0 "  monitor [BOND]" -h
 expect 0 "rules: arrival avoid_blocking" --help
 expect 1 "usage: wanbond" --bogus
 expect 0 "  uplink NAME dev DEV up|down" uplink --help
-expect 0 "changes need root or CAP_NET_ADMIN" uplink set --help
+expect 0 "changes need root or a member of control.admin_group" uplink set --help
 expect 0 "reinject_on_sndbuf" sched --help
 expect 0 "  dump [BOND]" frobnicate --help
 expect 1 "unknown command 'frobnicate'" frobnicate
