@@ -8,22 +8,29 @@
 #      interface down, a server with two peers; each checks with
 #      wanbondd --check; the same UCI gives the same file, untouched; no
 #      uplink up writes nothing; a broken UCI value fails the check, and
-#      only a file that checks replaces the one in use; the init script's
-#      start_service and service_triggers with test doubles of procd.sh;
-#      the uci-defaults steps (key pair; interface and zone, only if absent)
-#      with a test double of uci
+#      only a file that checks replaces the one in use; every file it
+#      makes is 0600 from its creation (an inline key), its directory 0700;
+#      a list item "*" stays "*" in a directory of files (no globbing), and
+#      a newline in a down interface's name stays in its comment; the init
+#      script's start_service and service_triggers with test doubles of
+#      procd.sh; the uci-defaults steps (key pair; interface and zone, only
+#      if absent) with a test double of uci, and TUN names that would inject
+#      uci commands or are no interface name refused, said
 #   c. the rpcd plugin, run as rpcd runs it, against real daemons: list;
 #      call status of a client's bond, one uplink switched off, a server's
 #      two bonds, a bond named in the arguments, a bad argument, and with
 #      the daemons stopped
 #   d. the hotplug script: an ifdown switches its uplink off and an ifup
 #      back on; an uplink the operator switched off stays off through both
+# WANBOND_OPENWRT_FILES names another directory of these scripts (the ones
+# of an older commit, say, to see a check fail on them).
 set -eu
 cd "$(dirname "$0")/../.."
 NT_BUILD=${1:-build}
 source tests/netns/lib.sh
 
-FILES=openwrt/wanbond/files
+# Absolute: some steps run in a directory of their own.
+FILES=$(cd "${WANBOND_OPENWRT_FILES:-openwrt/wanbond/files}" && pwd)
 CLI=$NT_BUILD/bin/wanbond
 ASH="busybox ash"
 # jqt FILTER FILE: jq -e, quiet.
@@ -40,6 +47,15 @@ for f in "$FILES"/wanbond-uci.sh "$FILES"/wanbond.init "$FILES"/wanbond.hotplug 
 	nt_expect_true "ash -n $(basename "$f")" $ASH -n "$f"
 done
 nt_expect_true "the ACL is JSON" jqt '.wanbond.read.ubus.wanbond == ["status"]' "$FILES/wanbond.acl.json"
+# The capabilities procd's ujail gives the daemon (the init script's jail,
+# below): the same three in each of the five sets ujail reads.
+CAPS_JSON=$FILES/wanbond.capabilities.json
+nt_expect_true "the capabilities file is JSON: CAP_CHOWN, CAP_NET_ADMIN, CAP_NET_RAW in each of its five sets" \
+	jqt '(keys == ["ambient", "bounding", "effective", "inheritable", "permitted"]) and
+		([.[]] | all(. == ["CAP_CHOWN", "CAP_NET_ADMIN", "CAP_NET_RAW"]))' "$CAPS_JSON"
+nt_expect_true "the package installs it where the init script looks (/etc/capabilities/wanbond.json)" sh -c "
+	grep -qF '\$(INSTALL_DATA) ./files/wanbond.capabilities.json \$(1)/etc/capabilities/wanbond.json' '$FILES/../Makefile' &&
+	grep -qx 'CAPABILITIES=/etc/capabilities/wanbond.json' '$FILES/wanbond.init'"
 
 # ---- test doubles of OpenWrt's shell functions ----------------------------------------
 # TEST DOUBLES, not OpenWrt's code: /lib/functions.sh's config_load,
@@ -49,6 +65,11 @@ nt_expect_true "the ACL is JSON" jqt '.wanbond.read.ubus.wanbond == ["status"]' 
 # config_load sources it with config/option/list defined: the fixtures are
 # real UCI files. $UCI_DIR holds them; $WB_DEVICES maps interfaces to their
 # devices ("wan=eth1 wwan=wwan0"): an interface not in it is down.
+# With $WB_T_SPY_DIR set, each config_get first writes a line for each file
+# of the generator's in that directory (its first line the generator's) to
+# $WB_T_SPY_LOG, "UMASK MODE NAME": the generator calls config_get while its
+# file is open, so the lines show the file as it is being written, not as
+# it is left.
 DOUBLES=$NT_TMP/openwrt-doubles.sh
 cat >"$DOUBLES" <<'SH'
 # TEST DOUBLES of OpenWrt's config_* and network_get_device (see the test).
@@ -60,7 +81,17 @@ config() {
 option() { eval "WB_T_${WB_T_SECTION}__$1=\$2"; }
 list() { eval "WB_T_${WB_T_SECTION}__$1=\"\${WB_T_${WB_T_SECTION}__$1:+\$WB_T_${WB_T_SECTION}__$1 }\$2\""; }
 config_load() { WB_T_SECTIONS=""; . "$UCI_DIR/$1"; }
-config_get() { eval "$1=\${WB_T_${2}__$3:-\$4}"; }
+wb_t_spy() {
+	local f
+	for f in $(find "$WB_T_SPY_DIR" -mindepth 1 -maxdepth 1 -type f 2>/dev/null); do
+		head -n 1 "$f" | grep -q '^# Written by' || continue
+		printf '%s %s %s\n' "$(umask)" "$(stat -c %a "$f")" "${f##*/}" >>"$WB_T_SPY_LOG"
+	done
+}
+config_get() {
+	[ -z "${WB_T_SPY_DIR-}" ] || wb_t_spy
+	eval "$1=\${WB_T_${2}__$3:-\$4}"
+}
 config_get_bool() {
 	local v
 	config_get v "$2" "$3" "$4"
@@ -96,11 +127,18 @@ gen() {
 }
 check() { "$NT_WANBONDD" --check -c "$1" >"$1.check" 2>&1; }
 
+# The package's example, enabled, with this test's keys: its server key is
+# the documentation's, which wanbondd refuses (daemon/example_keys.c).
+example_uci() {
+	sed -e "s|/etc/wanbond/wanbond.key|$NT_TMP/home.key|" -e "s|option enabled '0'|option enabled '1'|" \
+		-e "s|option server_public_key '.*'|option server_public_key '$(cat "$NT_TMP/server.pub")'|" \
+		"$FILES/wanbond.config"
+}
+
 # ---- b. the generator -------------------------------------------------------------------
 echo "b. UCI to libconfig"
 # The package's example, enabled and with this test's key.
-sed -e "s|/etc/wanbond/wanbond.key|$NT_TMP/home.key|" -e "s|option enabled '0'|option enabled '1'|" \
-	"$FILES/wanbond.config" >"$UCI_DIR/wanbond"
+example_uci >"$UCI_DIR/wanbond"
 gen home "$NT_TMP/example.conf" "wan=eth1 wwan=wwan0 starlink=eth2" && rc=0 || rc=$?
 nt_expect_range "the example: written" "$rc" 0 0
 check "$NT_TMP/example.conf" && rc=0 || rc=$?
@@ -202,6 +240,7 @@ config bond 'vps'
 	option private_key_file '$NT_TMP/server.key'
 	option listen_port '51821'
 	option control_group 'nogroup'
+	option control_admin_group 'staff'
 
 config peer 'home'
 	option bond 'vps'
@@ -222,10 +261,11 @@ sed 's/^/      /' "$NT_TMP/vps.conf"
 check "$NT_TMP/vps.conf" && rc=0 || { rc=$?; cat "$NT_TMP/vps.conf.check"; }
 nt_expect_range "server with two peers: wanbondd --check passes" "$rc" 0 0
 nt_expect_true "server: the peer's name option (office-2)" grep -qF 'name = "office-2";' "$NT_TMP/vps.conf"
+nt_expect_true "server: control_group and control_admin_group" \
+	grep -qF 'group = "nogroup"; admin_group = "staff"; };' "$NT_TMP/vps.conf"
 
 # Broken UCI: a weight out of range, and a value that tries to end its string.
-sed -e "s|option enabled '0'|option enabled '1'|" -e "s|/etc/wanbond/wanbond.key|$NT_TMP/home.key|" \
-	-e "s|option weight '2'|option weight '0'|" "$FILES/wanbond.config" >"$UCI_DIR/wanbond"
+example_uci | sed -e "s|option weight '2'|option weight '0'|" >"$UCI_DIR/wanbond"
 gen home "$NT_TMP/broken.conf" "wan=eth1 wwan=wwan0 starlink=eth2"
 check "$NT_TMP/broken.conf" && rc=0 || rc=$?
 nt_expect_range "weight 0: wanbondd --check fails" "$rc" 1 255
@@ -238,14 +278,54 @@ nt_expect_range "a value with quotes and ';': wanbondd --check fails" "$rc" 1 25
 nt_expect_true "... as a wrong value, not as new settings ($(head -n 1 "$NT_TMP/broken.conf.check"))" \
 	sh -c "grep -qF 'name = \"wb\\\"; x = \\\"y\";' '$NT_TMP/broken.conf' && ! grep -q '^role = \"server\"' '$NT_TMP/broken.conf'"
 
+# UCI values are not patterns: a list item "*" (an address, a route) and a
+# down interface named "*", generated in a directory of files, stay "*"; a
+# newline in a down interface's name does not end its comment.
+GLOB=$NT_TMP/glob
+mkdir -p "$GLOB"
+touch "$GLOB/glob-file-a" "$GLOB/lte:glob-file-b"
+cat >"$UCI_DIR/wanbond" <<UCI
+config bond 'home'
+	option role 'client'
+	option private_key_file '$NT_TMP/home.key'
+	option server_address '192.0.2.1'
+	option server_public_key '$(cat "$NT_TMP/server.pub")'
+	list tun_address '*'
+	list route '*'
+	list route '10.9.0.0/24'
+
+config uplink 'dsl'
+	option bond 'home'
+	option interface 'wan'
+
+config uplink 'lte'
+	option bond 'home'
+	option interface '*'
+
+config uplink 'lte2'
+	option bond 'home'
+	option interface "wwan
+role = \"server\";"
+UCI
+(cd "$GLOB" && gen home "$GLOB/glob.conf" "wan=eth1") && rc=0 || rc=$?
+sed 's/^/      /' "$GLOB/glob.conf"
+nt_expect_range "a list item '*': written" "$rc" 0 0
+nt_expect_true "a list item '*': the string \"*\", not the directory's files" sh -c "
+	grep -qF 'address = [ \"*\" ];' '$GLOB/glob.conf' && grep -qF 'routes = [ \"*\", \"10.9.0.0/24\" ];' '$GLOB/glob.conf' &&
+	! grep -q 'glob-file' '$GLOB/glob.conf'"
+nt_expect_true "a down interface '*': named as '*' in its comment" \
+	grep -qx '# uplink lte: interface \* is down (no device): left out until it comes up' "$GLOB/glob.conf"
+nt_expect_true "a newline in a down interface's name: kept in its comment, no setting of its own" sh -c "
+	grep -q '^# uplink lte2: interface wwanrole = \"server\"; is down' '$GLOB/glob.conf' &&
+	! grep -q '^role = \"server\"' '$GLOB/glob.conf'"
+
 # The init script's step: generated, checked, and only a file that checks replaces the one of before.
 prepare() {
 	WB_DEVICES=${3-} WANBOND_CONTROL_DIR=$NT_TMP/ctl WANBONDD=$NT_WANBONDD $ASH -c \
 		". '$DOUBLES'; . '$FILES/wanbond-uci.sh'; config_load wanbond; wanbond_prepare '$1' '$2'; rc=\$?;
 		printf '%s' \"\$WANBOND_ERROR\" >'$2.error'; exit \$rc"
 }
-sed -e "s|/etc/wanbond/wanbond.key|$NT_TMP/home.key|" -e "s|option enabled '0'|option enabled '1'|" \
-	"$FILES/wanbond.config" >"$UCI_DIR/wanbond"
+example_uci >"$UCI_DIR/wanbond"
 RUN=$NT_TMP/run.conf
 prepare home "$RUN" "wan=eth1 wwan=wwan0" && rc=0 || rc=$?
 nt_expect_range "prepare: a file that checks: ready (0)" "$rc" 0 0
@@ -260,6 +340,41 @@ prepare home "$NT_TMP/fresh.conf" "wan=eth1 wwan=wwan0" && rc=0 || rc=$?
 nt_expect_range "prepare: broken, no file of before: an error (1)" "$rc" 1 1
 nt_expect_true "prepare: no file given to the daemon" test ! -e "$NT_TMP/fresh.conf"
 
+# An inline private key: every file the generator makes, the temporary ones
+# too, is 0600 from its creation, under the init script's umask (022), and
+# a directory it makes is 0700. A stale FILE.new (a crash, 0644) is not
+# reused with its mode. The config_get double's spy ($WB_T_SPY_DIR) sees
+# the files while they are written.
+SECRET=$NT_TMP/secret
+cat >"$UCI_DIR/wanbond" <<UCI
+config bond 'home'
+	option role 'client'
+	option private_key '$(cat "$NT_TMP/home.key")'
+	option server_address '192.0.2.1'
+	option server_public_key '$(cat "$NT_TMP/server.pub")'
+	list tun_address '10.255.0.2/30'
+
+config uplink 'dsl'
+	option bond 'home'
+	option interface 'wan'
+UCI
+export WB_T_SPY_DIR=$SECRET WB_T_SPY_LOG=$NT_TMP/spy.log
+: >"$WB_T_SPY_LOG"
+(umask 022 && prepare home "$SECRET/home.conf" "wan=eth1") && rc=0 || rc=$?
+nt_expect_range "an inline key: written (0)" "$rc" 0 0
+sed -i "s|^\toption server_address .*|&\n\toption probe_interval_ms '300'|" "$UCI_DIR/wanbond"
+(umask 022 && : >"$SECRET/home.conf.next.new" && chmod 0644 "$SECRET/home.conf.next.new")
+(umask 022 && prepare home "$SECRET/home.conf" "wan=eth1") && rc=0 || rc=$?
+unset WB_T_SPY_DIR WB_T_SPY_LOG
+sort -u "$NT_TMP/spy.log" | sed 's/^/      seen while written (umask mode file): /'
+nt_expect_range "an inline key, changed, a stale .new there: written (0)" "$rc" 0 0
+nt_expect_true "an inline key: the temporary file seen while it is written" grep -q ' home\.conf\.next\.new$' "$NT_TMP/spy.log"
+nt_expect_true "an inline key: every file 0600 while it is written" sh -c "! grep -v '^[0-7]* 600 ' '$NT_TMP/spy.log'"
+nt_expect_true "an inline key: written under umask 077" sh -c "! grep ' [^ ]*\.new\$' '$NT_TMP/spy.log' | grep -v '^0077 '"
+nt_expect_true "an inline key: the directory made 0700, the file 0600, nothing beside it" sh -c "
+	[ \"\$(stat -c %a '$SECRET')\" = 700 ] && [ \"\$(stat -c %a '$SECRET/home.conf')\" = 600 ] &&
+	[ \"\$(ls '$SECRET' | grep -v '\.error\$')\" = home.conf ] && grep -q probe_interval_ms '$SECRET/home.conf'"
+
 # The init script itself: start_service and service_triggers with test
 # doubles of procd.sh's functions and logger, which write what they are
 # given to $PROCD_LOG. $IPKG_INSTROOT gives the script its two includes.
@@ -273,6 +388,7 @@ cat >"$PROCD_DOUBLES" <<'SH'
 procd_open_instance() { echo "open $*" >>"$PROCD_LOG"; }
 procd_set_param() { echo "param $*" >>"$PROCD_LOG"; }
 procd_close_instance() { echo "close" >>"$PROCD_LOG"; }
+procd_add_jail() { echo "jail $*" >>"$PROCD_LOG"; }
 procd_add_reload_trigger() { echo "reload-trigger $*" >>"$PROCD_LOG"; }
 procd_add_interface_trigger() { echo "interface-trigger $*" >>"$PROCD_LOG"; }
 logger() { echo "logger $*" >>"$PROCD_LOG"; }
@@ -281,13 +397,23 @@ SH
 init() {
 	: >"$PROCD_LOG"
 	WB_DEVICES=$2 IPKG_INSTROOT=$ROOT WANBOND_CONTROL_DIR=$NT_TMP/ctl $ASH -c \
-		". '$PROCD_DOUBLES'; . '$FILES/wanbond.init'; CONF_DIR='$NT_TMP/var-etc'; PROG='$NT_WANBONDD'; WANBONDD=\$PROG; $1" 2>/dev/null
+		". '$PROCD_DOUBLES'; . '$FILES/wanbond.init'; CONF_DIR='$NT_TMP/var-etc'; PROG='$NT_WANBONDD'; WANBONDD=\$PROG;
+		UJAIL='$ROOT/sbin/ujail'; CAPABILITIES='$ROOT/etc/capabilities/wanbond.json'; $1" 2>/dev/null
 }
 export PROCD_LOG=$NT_TMP/procd.log
-sed -e "s|/etc/wanbond/wanbond.key|$NT_TMP/home.key|" -e "s|option enabled '0'|option enabled '1'|" \
-	"$FILES/wanbond.config" >"$UCI_DIR/wanbond"
+# Where the init script looks: a stand-in for ujail (never run: procd runs
+# it) and the package's capabilities file.
+mkdir -p "$ROOT/sbin" "$ROOT/etc/capabilities"
+printf '#!/bin/sh\nexit 1\n' >"$ROOT/sbin/ujail"
+chmod 0755 "$ROOT/sbin/ujail"
+cp "$CAPS_JSON" "$ROOT/etc/capabilities/wanbond.json" 2>/dev/null || true
+example_uci >"$UCI_DIR/wanbond"
+# The directory as an older package left it: 0755.
+mkdir -m 0755 "$NT_TMP/var-etc"
 init start_service "wan=eth1 wwan=wwan0"
 sed 's/^/      /' "$PROCD_LOG"
+nt_expect_true "init: the files' directory made 0700 (it was 0755), the file 0600" sh -c "
+	[ \"\$(stat -c %a '$NT_TMP/var-etc')\" = 700 ] && [ \"\$(stat -c %a '$NT_TMP/var-etc/home.conf')\" = 600 ]"
 nt_expect_true "init: instance home, wanbondd -c its file, watched, HUP on change, respawn, output logged" sh -c "
 	grep -qx 'open home' '$PROCD_LOG' &&
 	grep -qx 'param command $NT_WANBONDD -c $NT_TMP/var-etc/home.conf' '$PROCD_LOG' &&
@@ -295,6 +421,18 @@ nt_expect_true "init: instance home, wanbondd -c its file, watched, HUP on chang
 	grep -qx 'param respawn' '$PROCD_LOG' && grep -qx 'param stdout 1' '$PROCD_LOG' && grep -qx 'param stderr 1' '$PROCD_LOG' &&
 	! grep -q 'param error' '$PROCD_LOG'"
 nt_expect_true "init: the file it runs on checks" "$NT_WANBONDD" --check -c "$NT_TMP/var-etc/home.conf"
+# Confined: procd runs the instance through ujail with the capabilities file.
+nt_expect_true "init: the instance jailed with the package's capabilities, no_new_privs, no core file" sh -c "
+	sed -n '/^open home\$/,/^close\$/p' '$PROCD_LOG' >'$NT_TMP/instance' &&
+	grep -qx 'jail wanbond' '$NT_TMP/instance' &&
+	grep -qx 'param capabilities $ROOT/etc/capabilities/wanbond.json' '$NT_TMP/instance' &&
+	grep -qx 'param no_new_privs 1' '$NT_TMP/instance' && grep -qx 'param limits core=0 0' '$NT_TMP/instance'"
+mv "$ROOT/sbin/ujail" "$ROOT/sbin/ujail.away"
+init start_service "wan=eth1 wwan=wwan0"
+nt_expect_true "init: without ujail: no jail asked for (procd would drop it), still no core file" sh -c "
+	grep -qx 'open home' '$PROCD_LOG' && ! grep -qE '^jail|^param (capabilities|no_new_privs)' '$PROCD_LOG' &&
+	grep -qx 'param limits core=0 0' '$PROCD_LOG'"
+mv "$ROOT/sbin/ujail.away" "$ROOT/sbin/ujail"
 init service_triggers ""
 sed 's/^/      /' "$PROCD_LOG"
 nt_expect_true "init: triggers: the config, and each uplink's interface once" sh -c "
@@ -324,8 +462,11 @@ nt_expect_true "init: no interface up, nothing of before: no instance, said" sh 
 # double of uci whose state is a file of "uci show" lines.
 UCI_DOUBLE=$NT_TMP/uci-double.sh
 cat >"$UCI_DOUBLE" <<'SH'
-# TEST DOUBLE of OpenWrt's uci: get, show, set, add, add_list, batch, commit
-# on $UCI_STATE, a file of "uci show" lines (config.section.option='value').
+# TEST DOUBLE of OpenWrt's uci: get, show, set, add, add_list, delete, batch,
+# commit on $UCI_STATE, a file of "uci show" lines (config.section.option='value');
+# each command it gets (a batch's too) a line in $UCI_STATE.cmds. And of
+# logger: its lines in $UCI_STATE.log.
+logger() { echo "logger $*" >>"$UCI_STATE.log"; }
 _wb_uci_unquote() { printf '%s' "$1" | sed -e "s/^'//" -e "s/'\$//" -e "s/' '/ /g"; }
 _wb_uci_line() { grep -F "$1=" "$UCI_STATE" | while IFS= read -r l; do [ "${l%%=*}" = "$1" ] && printf '%s' "${l#*=}"; done; }
 _wb_uci_resolve() {
@@ -345,6 +486,7 @@ _wb_uci_put() { grep -v -F "$1=" "$UCI_STATE" >"$UCI_STATE.tmp"; grep -F "$1=" "
 uci() {
 	local cmd arg key val n line
 	[ "$1" = -q ] && shift
+	printf '%s\n' "$*" >>"$UCI_STATE.cmds"
 	cmd=$1
 	shift
 	arg=$*
@@ -367,6 +509,11 @@ uci() {
 	add)
 		n=$(wc -l <"$UCI_STATE")
 		printf '%s.cfg%02x=%s\n' "${arg%% *}" "$((n + 1))" "${arg#* }" >>"$UCI_STATE"
+		printf 'cfg%02x\n' "$((n + 1))"
+		;;
+	delete)
+		grep -v "^$arg[.=]" "$UCI_STATE" >"$UCI_STATE.tmp" || true
+		mv "$UCI_STATE.tmp" "$UCI_STATE"
 		;;
 	add_list)
 		key=$(_wb_uci_resolve "${arg%%=*}")
@@ -420,6 +567,56 @@ sed -i "s|^network.wb_office.device=.*|network.wb_office.device='mine'|" "$UCI_S
 defaults
 nt_expect_true "defaults: an interface of the operator's left alone" grep -qx "network.wb_office.device='mine'" "$UCI_STATE"
 
+# TUN names from UCI that are no interface name: one with a quote and
+# newlines that, in a "uci batch" text, would be commands of their own
+# (delete dhcp.lan, set network.lan.proto), a "/", white space, "..", 16
+# characters. Each bond refused, named in the log; a good name still made.
+export UCI_STATE=$NT_TMP/uci-state-evil
+cat >"$UCI_STATE" <<'STATE'
+network.lan=interface
+network.lan.proto='static'
+dhcp.lan=dhcp
+dhcp.lan.interface='lan'
+STATE
+cat >"$UCI_DIR/wanbond" <<'UCI'
+config bond 'evil'
+	option role 'client'
+	option tun_name "wb-x'
+delete dhcp.lan
+set network.lan.proto='none"
+
+config bond 'slash'
+	option tun_name 'wb/x'
+
+config bond 'blank'
+	option tun_name 'wb x'
+
+config bond 'dots'
+	option tun_name '..'
+
+config bond 'long'
+	option tun_name 'wb-0123456789abc'
+
+config bond 'good'
+	option tun_name 'wb.good-1_x'
+UCI
+defaults 2>"$NT_TMP/evil.err" && rc=0 || rc=$?
+sed 's/^/      state: /' "$UCI_STATE"
+sed 's/^/      uci got: /' "$UCI_STATE.cmds"
+sed 's/^/      /' "$NT_TMP/evil.err"
+nt_expect_range "defaults, bad TUN names: exit code" "$rc" 0 0
+nt_expect_true "a TUN name with a quote and newlines: no delete, no set of another's, dhcp.lan and lan as they were" sh -c "
+	! grep -q '^delete' '$UCI_STATE.cmds' && ! grep -q 'network\.lan\.' '$UCI_STATE.cmds' &&
+	grep -qx \"dhcp.lan.interface='lan'\" '$UCI_STATE' && grep -qx \"network.lan.proto='static'\" '$UCI_STATE'"
+nt_expect_true "bad TUN names: no interface for those bonds, the good one made" sh -c "
+	! grep -qE '^network\.wb_(evil|slash|blank|dots|long)' '$UCI_STATE' &&
+	grep -qx \"network.wb_good.device='wb.good-1_x'\" '$UCI_STATE'"
+nt_expect_true "bad TUN names: each bond named, in the log and on stderr" sh -c "
+	for b in evil slash blank dots long; do
+		grep -q \"^logger .*bond \$b: TUN name\" '$UCI_STATE.log' && grep -q \"bond \$b: TUN name\" '$NT_TMP/evil.err' || exit 1
+	done
+	! grep -q 'bond good' '$UCI_STATE.log'"
+
 # ---- c. the rpcd plugin against real daemons ---------------------------------------------
 echo "c. the rpcd plugin"
 nt_build_base
@@ -436,14 +633,30 @@ nt_wb_client_conf "$HCONF" home 10.255.0.2/30 10.2.0.0/24 dsl:wan1 lte:wan2
 nt_wb_client_conf "$OCONF" office 10.255.0.6/30 10.2.0.0/24 sat:wan3
 # Each client its own control directory (they share no machine on a real network).
 sed -i "s|ctl-client|ctl-office|" "$OCONF"
-nt_wb_start vps "$SCONF"
+# ujail_start NS CONF: wanbondd -c CONF as procd's ujail starts it with the
+# package's capabilities file and no namespaces: root with the file's
+# bounding, inheritable and ambient sets (so the exec gives it those alone),
+# the securebits ujail locks, no_new_privs. Sets NT_LAST_PID. Without the
+# file, a plain start.
+ujail_caps() { jq -r --arg s "$1" '[.[$s][] | ascii_downcase | sub("^cap_"; "+")] | join(",")' "$CAPS_JSON"; }
+ujail_start() {
+	[ -f "$CAPS_JSON" ] || { nt_wb_start "$1" "$2"; return; }
+	nt_bg "$1" "$2.log" setpriv --bounding-set "-all,$(ujail_caps bounding)" --inh-caps "-all,$(ujail_caps inheritable)" \
+		--ambient-caps "-all,$(ujail_caps ambient)" --securebits +keep_caps_locked,+no_setuid_fixup_locked,+noroot_locked \
+		--nnp "$NT_WANBONDD" -c "$2"
+}
+ujail_start vps "$SCONF"
 SPID=$NT_LAST_PID
-nt_wb_start router "$HCONF"
+ujail_start router "$HCONF"
 HPID=$NT_LAST_PID
-nt_wb_start router2 "$OCONF"
+ujail_start router2 "$OCONF"
 OPID=$NT_LAST_PID
 nt_wait_log "$HCONF.log" 'session established' 10 || nt_die "home: no session"
 nt_wait_log "$OCONF.log" 'session established' 10 || nt_die "office: no session"
+nt_expect_true "the daemons run as ujail starts them: CAP_CHOWN, CAP_NET_ADMIN, CAP_NET_RAW alone, no_new_privs" sh -c "
+	for p in $SPID $HPID $OPID; do
+		grep -qx 'CapEff:[[:space:]]*0000000000003001' /proc/\$p/status && grep -qx 'NoNewPrivs:[[:space:]]*1' /proc/\$p/status || exit 1
+	done"
 nt_run lan ping -q -n -c 3 -i 0.1 -W 2 10.2.0.2 >/dev/null 2>&1 || true
 
 # rpc DIR ARGS...: the plugin as rpcd runs it, the arguments' JSON on stdin ($RPC_IN).

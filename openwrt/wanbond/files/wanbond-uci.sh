@@ -71,17 +71,29 @@ wanbond_bool() {
 	esac
 }
 
+# A text for a comment: control characters dropped, so that a newline in a
+# UCI value cannot end the comment and start settings of its own.
+wanbond_text() {
+	printf '%s' "$1" | tr -d '\000-\037'
+}
+
 # wanbond_value TYPE VALUE: a value as libconfig writes it; a list is UCI's
-# words, each a string.
+# words, each a string. The words are split with pathname expansion off
+# (set -f, the caller's setting put back): an item "*" is the string "*",
+# not the names of the files in the working directory.
 wanbond_value() {
-	local type="$1" v="$2" item sep=""
+	local type="$1" v="$2" item sep="" flags="$-"
 	case "$type" in
 	str) wanbond_quote "$v" ;;
 	int) wanbond_int "$v" ;;
 	bool) wanbond_bool "$v" ;;
 	list)
+		set -f
+		# shellcheck disable=SC2086 # split into UCI's words, no globbing
+		set -- $v
+		case "$flags" in *f*) ;; *) set +f ;; esac
 		printf '[ '
-		for item in $v; do
+		for item in "$@"; do
 			printf '%s%s' "$sep" "$(wanbond_quote "$item")"
 			sep=", "
 		done
@@ -93,8 +105,12 @@ wanbond_value() {
 # wanbond_settings SECTION PREFIX INDENT SPECS: "key = value;" a line for each
 # option PREFIX+key the section has, in the order of SPECS.
 wanbond_settings() {
-	local section="$1" prefix="$2" indent="$3" spec key type v
-	for spec in $4; do
+	local section="$1" prefix="$2" indent="$3" spec key type v flags="$-"
+	set -f
+	# shellcheck disable=SC2086 # the specs' words, no globbing
+	set -- $4
+	case "$flags" in *f*) ;; *) set +f ;; esac
+	for spec; do
 		key=${spec%%:*}
 		type=${spec#*:}
 		config_get v "$section" "$prefix$key"
@@ -134,8 +150,10 @@ wanbond_name() {
 # $WANBOND_UPLINKS, the lines so far). Its netifd interface is written as the
 # device netifd has for it now. An interface that is down has none: the
 # uplink is then written without it if it is bound another way too (a
-# source or a mark), left out otherwise (said in a comment); its interface
-# coming up reloads the service, and the file then has it.
+# source or a mark), left out otherwise (said in a comment, kept whole in
+# $WANBOND_UPLINKS_DOWN: no list of words to split, so nothing in a name is
+# split or globbed); its interface coming up reloads the service, and the
+# file then has it.
 wanbond_uplink() {
 	local section="$1" bond enabled iface dev src mark line
 	config_get bond "$section" bond
@@ -148,7 +166,10 @@ wanbond_uplink() {
 	dev=""
 	[ -n "$iface" ] && network_get_device dev "$iface"
 	if [ -n "$iface" ] && [ -z "$dev" ] && [ -z "$src" ] && [ -z "$mark" ]; then
-		WANBOND_UPLINKS_DOWN="$WANBOND_UPLINKS_DOWN$(wanbond_name "$section"):$iface "
+		WANBOND_UPLINKS_DOWN="$WANBOND_UPLINKS_DOWN$(printf \
+			'# uplink %s: interface %s is down (no device): left out until it comes up' \
+			"$(wanbond_text "$(wanbond_name "$section")")" "$(wanbond_text "$iface")")
+"
 		return 0
 	fi
 	line="    { name = $(wanbond_quote "$(wanbond_name "$section")");"
@@ -179,7 +200,7 @@ wanbond_peer() {
 
 # The settings of both roles, at the top and in their groups.
 wanbond_common() {
-	local section="$1" group
+	local section="$1" group admin
 	printf 'role = %s;\n' "$(wanbond_quote "$2")"
 	printf 'name = %s;\n' "$(wanbond_quote "$(wanbond_name "$section")")"
 	wanbond_settings "$section" "" "" "${WANBOND_TOP#name:str }"
@@ -187,12 +208,12 @@ wanbond_common() {
 	wanbond_group "$section" "" "" transport "$WANBOND_TRANSPORT"
 	wanbond_group "$section" "" "" scheduler "$WANBOND_SCHEDULER"
 	config_get group "$section" control_group
-	printf 'control = { directory = %s;%s };\n' "$(wanbond_quote "$WANBOND_CONTROL_DIR")" \
-		"${group:+ group = $(wanbond_quote "$group");}"
+	config_get admin "$section" control_admin_group
+	printf 'control = { directory = %s;%s%s };\n' "$(wanbond_quote "$WANBOND_CONTROL_DIR")" \
+		"${group:+ group = $(wanbond_quote "$group");}" "${admin:+ admin_group = $(wanbond_quote "$admin");}"
 }
 
 wanbond_client() {
-	local down
 	wanbond_common "$1" client
 	wanbond_group "$1" server_ "" server "$WANBOND_SERVER"
 	wanbond_group "$1" tun_ "" tun "$WANBOND_TUN"
@@ -200,10 +221,7 @@ wanbond_client() {
 	WANBOND_UPLINKS=""
 	WANBOND_UPLINKS_DOWN=""
 	config_foreach wanbond_uplink uplink
-	for down in $WANBOND_UPLINKS_DOWN; do
-		printf '# uplink %s: interface %s is down (no device): left out until it comes up\n' \
-			"${down%%:*}" "${down#*:}"
-	done
+	printf '%s' "$WANBOND_UPLINKS_DOWN"
 	[ -n "$WANBOND_UPLINKS" ] || return 2
 	printf 'uplinks = (\n%s\n);\n' "$WANBOND_UPLINKS"
 }
@@ -220,22 +238,39 @@ wanbond_server() {
 # wanbond_generate BOND FILE: the bond section BOND of the loaded UCI
 # configuration written to FILE. 0: written (and only if its bytes changed);
 # 2: a client none of whose uplinks has a device yet (FILE untouched: there
-# is nothing to start until one comes up); 1: an unknown role.
+# is nothing to start until one comes up); 1: an unknown role, or FILE's
+# directory cannot be made.
+#
+# The file may hold a key itself (option private_key, preshared_key): it is
+# made 0600 from its first byte (umask 077 while it is written, a FILE.new
+# of before removed rather than truncated with its mode), and a directory
+# that is not there is made 0700. The caller's umask (the init script's
+# 022) would leave the key readable by all while the file is written, on
+# every reload.
 wanbond_generate() {
-	local bond="$1" file="$2" role rc
+	local bond="$1" file="$2" role rc mask dir
 	WANBOND_BOND="$bond"
 	config_get role "$bond" role client
-	mkdir -p "$(dirname "$file")"
 	case "$role" in
-	client) { printf '# Written by /etc/init.d/wanbond from /etc/config/wanbond: edit that.\n'; wanbond_client "$bond"; } >"$file.new" ;;
-	server) { printf '# Written by /etc/init.d/wanbond from /etc/config/wanbond: edit that.\n'; wanbond_server "$bond"; } >"$file.new" ;;
+	client | server) ;;
 	*)
 		rm -f "$file.new"
 		echo "bond $bond: role '$role' is neither client nor server" >&2
 		return 1
 		;;
 	esac
+	dir=$(dirname "$file")
+	# shellcheck disable=SC2174 # 0700 for the deepest only: parents keep their usual mode
+	[ -d "$dir" ] || mkdir -p -m 0700 "$dir" || return 1
+	mask=$(umask)
+	umask 077
+	rm -f "$file.new"
+	{
+		printf '# Written by /etc/init.d/wanbond from /etc/config/wanbond: edit that.\n'
+		"wanbond_$role" "$bond"
+	} >"$file.new"
 	rc=$?
+	umask "$mask"
 	if [ "$rc" -ne 0 ]; then
 		rm -f "$file.new"
 		return "$rc"
@@ -306,28 +341,59 @@ wanbond_tun_of() {
 	printf '%s' "$tun"
 }
 
+# wanbond_ifname_ok NAME: whether NAME may be a network device's name here:
+# 1 to 15 characters (IFNAMSIZ) of A-Z a-z 0-9 _ . -, not "." or "..".
+# Stricter than the kernel (no "/", ":" or white space): it also goes into
+# UCI and netifd, and a name that is not checked can carry a quote and a
+# newline into whatever takes it.
+wanbond_ifname_ok() {
+	case "$1" in
+	"" | . | .. | *[!A-Za-z0-9_.-]*) return 1 ;;
+	esac
+	[ "${#1}" -le 15 ]
+}
+
+# wanbond_warn TEXT: TEXT in the log and on stderr (uci-defaults scripts run
+# with their output thrown away: the log is where it is seen).
+wanbond_warn() {
+	logger -t wanbond -p daemon.warn "$1" 2>/dev/null
+	echo "wanbond: $1" >&2
+}
+
 # wanbond_tunnel_network BOND: a netifd interface "wb_BOND" (proto none, on
 # the bond's TUN device) and a firewall zone "wanbond" holding it, each only
 # if absent: nothing of the operator's is changed. The zone forwards
 # nothing until the operator says so. Uncommitted: the caller commits.
+#
+# The TUN name comes from the operator's UCI: it is checked, and a bond
+# whose name does not pass is skipped, said in the log. Each value is set
+# by its own uci command, never in a "uci batch" text, where a quote and a
+# newline in a value would be commands of their own (delete dhcp.lan, ...).
 wanbond_tunnel_network() {
 	local iface="wb_$1" tun zone
+	case "$1" in
+	"" | *[!A-Za-z0-9_]*)
+		wanbond_warn "bond $(wanbond_text "$1"): not a UCI section name: no network interface or firewall zone made for it"
+		return 0
+		;;
+	esac
 	tun=$(wanbond_tun_of "$1")
+	if ! wanbond_ifname_ok "$tun"; then
+		wanbond_warn "bond $1: TUN name '$(wanbond_text "$tun")' is not 1 to 15 characters of A-Z a-z 0-9 _ . - (nor . or ..): no network interface or firewall zone made for it; set a tun_name that is"
+		return 0
+	fi
 	if [ -z "$(uci -q get "network.$iface")" ]; then
-		uci -q batch <<-UCI
-			set network.$iface=interface
-			set network.$iface.proto='none'
-			set network.$iface.device='$tun'
-		UCI
+		uci -q set "network.$iface=interface"
+		uci -q set "network.$iface.proto=none"
+		uci -q set "network.$iface.device=$tun"
 	fi
 	if ! uci -q show firewall | grep -q "^firewall\.[^.]*\.name='wanbond'\$"; then
-		uci -q batch >/dev/null <<-UCI
-			add firewall zone
-			set firewall.@zone[-1].name='wanbond'
-			set firewall.@zone[-1].input='REJECT'
-			set firewall.@zone[-1].output='ACCEPT'
-			set firewall.@zone[-1].forward='REJECT'
-		UCI
+		zone=$(uci -q add firewall zone) || return 1
+		[ -n "$zone" ] || return 1
+		uci -q set "firewall.$zone.name=wanbond"
+		uci -q set "firewall.$zone.input=REJECT"
+		uci -q set "firewall.$zone.output=ACCEPT"
+		uci -q set "firewall.$zone.forward=REJECT"
 	fi
 	# The zone's list of networks gets the interface once.
 	zone=$(uci -q show firewall | sed -n "s/^firewall\.\([^.]*\)\.name='wanbond'\$/\1/p" | head -n 1)
