@@ -333,6 +333,8 @@ static uint64_t models_behind(const struct wb_bond *b)
 {
 	uint64_t windows = 0;
 
+	if (!b->txq.bytes)
+		return 0; /* the common case of a bond keeping up: no sum to make */
 	for (int i = 0; i < WB_MAX_UPLINKS; i++)
 		if (wb_uplink_usable(&b->uplinks[i]))
 			windows += b->uplinks[i].cc.cwnd;

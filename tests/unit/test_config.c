@@ -242,6 +242,16 @@ static char *read_example(const char *name)
 	return text;
 }
 
+/* The key whose base64 starts at text (an example's "...", its closing quote after it). */
+static void key_at(uint8_t key[WB_KEY_LEN], const char *text)
+{
+	char b64[WB_KEY_B64_LEN];
+
+	memcpy(b64, text, WB_KEY_B64_LEN - 1);
+	b64[WB_KEY_B64_LEN - 1] = '\0';
+	assert_int_equal(wb_key_from_base64(key, b64), 0);
+}
+
 /*
  * conf/NAME parsed with keys of its own: each example key (refused as it
  * is: test_examples_are_refused) swapped for another, the same for the
@@ -256,9 +266,7 @@ static void load_example(const char *name)
 		at += strlen("key = \"");
 		if (strlen(at) < WB_KEY_B64_LEN || at[WB_KEY_B64_LEN - 1] != '"')
 			continue;
-		memcpy(b64, at, WB_KEY_B64_LEN - 1);
-		b64[WB_KEY_B64_LEN - 1] = '\0';
-		assert_int_equal(wb_key_from_base64(key, b64), 0);
+		key_at(key, at);
 		for (int i = 0; i < WB_KEY_LEN; i++)
 			key[i] ^= 0x5a;
 		wb_key_to_base64(b64, key);
@@ -272,7 +280,7 @@ static void load_example(const char *name)
 /* The key of the nth (from 0) line of conf/NAME that sets setting. */
 static void example_key(uint8_t key[WB_KEY_LEN], const char *name, const char *setting, int nth)
 {
-	char *text = read_example(name), *at = text, pattern[64], b64[WB_KEY_B64_LEN];
+	char *text = read_example(name), *at = text, pattern[64];
 
 	snprintf(pattern, sizeof(pattern), "%s = \"", setting);
 	for (int i = 0; i <= nth; i++) {
@@ -280,9 +288,7 @@ static void example_key(uint8_t key[WB_KEY_LEN], const char *name, const char *s
 		assert_non_null(at);
 		at += strlen(pattern);
 	}
-	memcpy(b64, at, WB_KEY_B64_LEN - 1);
-	b64[WB_KEY_B64_LEN - 1] = '\0';
-	assert_int_equal(wb_key_from_base64(key, b64), 0);
+	key_at(key, at);
 	free(text);
 }
 

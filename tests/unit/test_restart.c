@@ -194,11 +194,23 @@ static void test_a_peer_restarted_twice_is_met_afresh_each_time(void **state)
 	assert_int_equal(bondc(&p.client)->peer_restarts, 2);
 }
 
+/* Takes what side s has sent and not yet delivered, up to max datagrams, out of the way into out; how many. */
+static size_t hold_in_flight(struct pair_side *s, struct pair_datagram *out, size_t max)
+{
+	size_t n = 0;
+
+	while (n < max && s->queued) {
+		out[n++] = s->queue[0];
+		memmove(s->queue, s->queue + 1, --s->queued * sizeof(s->queue[0]));
+	}
+	return n;
+}
+
 /* Sessions of the dead incarnation are dropped: nothing late sealed with them acts on the new state. */
 static void test_what_the_dead_peer_sent_late_is_not_taken(void **state)
 {
 	static struct pair_datagram late[64];
-	size_t n_late = 0;
+	size_t n_late;
 	uint64_t unknown;
 
 	(void)state;
@@ -207,10 +219,7 @@ static void test_what_the_dead_peer_sent_late_is_not_taken(void **state)
 	/* Datagrams of the old server still on their way when it dies, delivered after the new session. */
 	for (uint64_t id = 1; id <= 20; id++)
 		assert_int_equal(pair_send_ip(&p, &p.server, 700000 + id, 300), 0);
-	while (n_late < 64 && p.server.queued) {
-		late[n_late++] = p.server.queue[0];
-		memmove(p.server.queue, p.server.queue + 1, --p.server.queued * sizeof(p.server.queue[0]));
-	}
+	n_late = hold_in_flight(&p.server, late, 64);
 	assert_true(n_late > 0);
 	pair_restart(&p, &p.server);
 	p.client.n_delivered = 0;
@@ -233,7 +242,7 @@ static void test_what_the_dead_peer_sent_late_is_not_taken(void **state)
 static void test_a_late_close_leaves_the_new_session(void **state)
 {
 	static struct pair_datagram late[8];
-	size_t n_late = 0;
+	size_t n_late;
 	uint64_t since;
 
 	(void)state;
@@ -241,10 +250,7 @@ static void test_a_late_close_leaves_the_new_session(void **state)
 	for (int i = 0; i < p.n_uplinks; i++)
 		p.delay_ns[i] = 10 * MS; /* the handshake's steps one by one */
 	wb_bond_close(p.client.bond, p.now);
-	while (n_late < 8 && p.client.queued) {
-		late[n_late++] = p.client.queue[0];
-		memmove(p.client.queue, p.client.queue + 1, --p.client.queued * sizeof(p.client.queue[0]));
-	}
+	n_late = hold_in_flight(&p.client, late, 8);
 	assert_true(n_late > 0);
 	pair_restart(&p, &p.client);
 	since = p.now;
