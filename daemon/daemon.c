@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "notify.h"
+#include "tso.h"
 #include "tun.h"
 
 #define TUN_READS_PER_WAKEUP 64
@@ -56,16 +57,34 @@ static uint8_t *op_tx_buffer(void *ctx, unsigned sock, size_t len)
 	return sc ? udp_tx_slot(&sc->udp, len) : NULL;
 }
 
+/* Writes what was gathered for the device of gro_owner. */
+static void write_gathered(struct daemon *d)
+{
+	struct bond_ctx *bc = d->gro_owner;
+	uint64_t errors;
+	int err = 0;
+
+	if (!bc || !d->gro->n)
+		return;
+	errors = bc->tun_write_errors;
+	tun_write_gathered(bc->tun.fd, d->gro, &bc->tun_tx_io, &bc->tun_write_errors, &err);
+	if (bc->tun_write_errors != errors && log_allowed(&bc->write_limit, loop_now()))
+		log_line(LOG_LVL_WARNING, bc->conf->name, NULL, "writing to %s failed: %s", bc->tun_name, strerror(err));
+}
+
 static void op_deliver(void *ctx, struct wb_bond *b, const uint8_t *ip, size_t len)
 {
 	struct bond_ctx *bc = wb_bond_user(b);
+	struct daemon *d = ctx;
 
-	(void)ctx;
-	if (write(bc->tun.fd, ip, len) == (ssize_t)len)
+	if (d->gro_owner != bc) {
+		write_gathered(d);
+		d->gro_owner = bc;
+	}
+	if (wb_gro_add(d->gro, ip, len))
 		return;
-	bc->tun_write_errors++;
-	if (log_allowed(&bc->write_limit, loop_now()))
-		log_line(LOG_LVL_WARNING, bc->conf->name, NULL, "writing to %s failed: %s", bc->tun_name, strerror(errno));
+	write_gathered(d);
+	wb_gro_add(d->gro, ip, len); /* an empty gathering takes any IP packet */
 }
 
 static void op_random(void *ctx, void *buf, size_t len)
@@ -127,22 +146,40 @@ static void flush_sockets(struct daemon *d)
 		udp_flush(&d->server.udp);
 }
 
+struct tun_read {
+	struct bond_ctx *bc;
+	uint64_t now;
+};
+
+static void send_ip(void *ctx, uint8_t *ip, size_t len)
+{
+	struct tun_read *r = ctx;
+
+	wb_bond_send_ip(r->bc->bond, r->now, ip, len);
+}
+
 static void on_tun(struct loop_fd *f, uint32_t events)
 {
 	struct bond_ctx *bc = container_of(f, struct bond_ctx, tun);
-	uint8_t *ip = bc->buf;
-	uint64_t now = loop_now();
+	struct tun_read r = { bc, loop_now() };
 
 	(void)events;
 	for (int i = 0; i < TUN_READS_PER_WAKEUP; i++) {
-		ssize_t n = read(f->fd, ip, bc->mtu_cap);
+		ssize_t n = read(f->fd, bc->d->tun_buf, TUN_READ_SIZE);
+		int packets;
 
+		bc->tun_rx_io.calls++;
 		if (n <= 0) {
 			if (n < 0 && errno != EAGAIN && errno != EINTR)
 				bc->tun_read_errors++;
 			break;
 		}
-		wb_bond_send_ip(bc->bond, now, ip, (size_t)n);
+		/* A packet, or a large segment cut into packets, each sent as read. */
+		packets = wb_tso_split(bc->d->tun_buf, (size_t)n, send_ip, &r);
+		if (packets < 0)
+			bc->tun_read_errors++;
+		else
+			bc->tun_rx_io.packets += (uint64_t)packets;
 	}
 	flush_sockets(bc->d);
 }
@@ -369,6 +406,7 @@ static uint64_t prepare(struct loop *l)
 	if (wb_device_next_deadline(d->dev) <= now)
 		wb_device_tick(d->dev, now);
 	flush_sockets(d);
+	write_gathered(d);
 	bursts = ctl_flush_bursts(d, now);
 	fit_mtus(d, now);
 	sm = service_manager(d, now);
@@ -547,9 +585,6 @@ static int start_bond(struct daemon *d, int i)
 	bc->conf = &d->cfg.peers[i];
 	bc->tun.fd = -1;
 	choose_mtu(d, bc);
-	bc->buf = malloc(bc->mtu_cap);
-	if (!bc->buf)
-		return -ENOMEM;
 	bond_params(d, bc->conf, bc, &p);
 	rc = wb_device_add_bond(d->dev, &p, &bc->bond);
 	wb_wipe(&p, sizeof(p)); /* it held the preshared key */
@@ -558,7 +593,7 @@ static int start_bond(struct daemon *d, int i)
 		log_line(LOG_LVL_ERR, bc->conf->name, NULL, "cannot create the bond: %s", strerror(-rc));
 		return rc;
 	}
-	fd = tun_open(bc->conf->tun.name, bc->tun_name);
+	fd = tun_open(bc->conf->tun.name, bc->tun_name, &bc->offload);
 	if (fd < 0) {
 		log_line(LOG_LVL_ERR, bc->conf->name, NULL, "cannot create TUN device %s: %s", bc->conf->tun.name,
 			 strerror(-fd));
@@ -569,7 +604,8 @@ static int start_bond(struct daemon *d, int i)
 	if (!rc)
 		rc = loop_add(&d->loop, &bc->tun, EPOLLIN);
 	if (!rc)
-		log_line(LOG_LVL_NOTICE, bc->conf->name, NULL, "%s up, mtu %u", bc->tun_name, bc->mtu);
+		log_line(LOG_LVL_NOTICE, bc->conf->name, NULL, "%s up, mtu %u%s", bc->tun_name, bc->mtu,
+			 bc->offload ? "" : ", without segmentation offload");
 	return rc;
 }
 
@@ -624,6 +660,13 @@ int daemon_start(struct daemon *d)
 		log_line(LOG_LVL_ERR, NULL, NULL, "cannot open rtnetlink: %s", strerror(-rc));
 		return rc;
 	}
+	d->tun_buf = malloc(TUN_READ_SIZE);
+	d->gro = malloc(sizeof(*d->gro));
+	if (!d->tun_buf || !d->gro) {
+		log_line(LOG_LVL_ERR, NULL, NULL, "cannot allocate the TUN buffers: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	wb_gro_clear(d->gro);
 	rc = create_device(d);
 	if (!rc && d->cfg.role == WB_ROLE_SERVER)
 		rc = start_server_socket(d);
@@ -772,7 +815,6 @@ static void stop_bond(struct daemon *d, struct bond_ctx *bc)
 		loop_del(&d->loop, &bc->tun);
 		close(bc->tun.fd); /* the device goes with its last descriptor */
 	}
-	free(bc->buf);
 }
 
 void daemon_stop(struct daemon *d)
@@ -785,10 +827,14 @@ void daemon_stop(struct daemon *d)
 		if (d->bonds[i].bond)
 			wb_bond_close(d->bonds[i].bond, now);
 	flush_sockets(d);
+	if (d->gro)
+		write_gathered(d);
 	for (int i = d->n_bonds - 1; i >= 0; i--)
 		stop_bond(d, &d->bonds[i]);
 	uplinks_stop(d);
 	udp_free(&d->server.udp);
+	free(d->tun_buf);
+	free(d->gro);
 	wb_device_free(d->dev);
 	if (d->rtnl)
 		wb_rtnl_close(d->rtnl);

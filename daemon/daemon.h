@@ -17,6 +17,7 @@
 #include "loop.h"
 #include "rtnl.h"
 #include "rtnl_events.h"
+#include "tun.h"
 #include "udp.h"
 #include "uplinks.h"
 #include "wanbond.h"
@@ -32,8 +33,9 @@ struct bond_ctx {
 	uint32_t mtu;      /* the TUN device's now */
 	uint32_t mtu_cap;  /* the largest it may get: the library's and the read buffer's size */
 	bool mtu_auto;     /* from the uplinks and the outer family, not from the configuration */
-	uint8_t *buf;  /* one packet read from TUN */
+	bool offload;      /* the device hands over large TCP segments (tun.h) */
 	uint64_t tun_write_errors, tun_read_errors;
+	struct io_count tun_rx_io, tun_tx_io; /* reads and writes, and the packets they carried */
 	struct log_limit write_limit;
 	int routes_added;
 	/* The preshared key's hash, for a reload to compare: the key itself is kept by the library only. */
@@ -52,6 +54,15 @@ struct daemon {
 	struct uplink_slot uplinks[WB_MAX_UPLINKS]; /* client (uplinks.h) */
 	int n_uplinks;                              /* slots with socket buffers, free ones too */
 	struct sock_ctx server;                     /* server: its one socket */
+	uint8_t *tun_buf;        /* one read from a TUN device: a virtio header and up to 64 kB */
+	/*
+	 * The packets delivered since the loop last waited, gathered for one
+	 * bond's device (gro_owner) and written before the loop waits again,
+	 * or when another bond delivers: one gathering for all the bonds keeps
+	 * a server with many small.
+	 */
+	struct wb_gro *gro;
+	struct bond_ctx *gro_owner;
 	uint64_t next_reopen_ns; /* client: when to try again to open missing uplink sockets */
 	uint64_t next_mtu_check_ns; /* server: when to fit the TUN MTUs to the peers' outer family again */
 	uint64_t started_ns;

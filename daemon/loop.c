@@ -88,6 +88,7 @@ void loop_set_deadline(struct loop *l, uint64_t at)
 			its.it_value.tv_nsec = 1;
 	}
 	timerfd_settime(l->timer.fd, TFD_TIMER_ABSTIME, &its, NULL);
+	l->timer_sets++;
 }
 
 int loop_run(struct loop *l, uint64_t (*prepare)(struct loop *l))
@@ -101,6 +102,7 @@ int loop_run(struct loop *l, uint64_t (*prepare)(struct loop *l))
 		if (l->stop)
 			break;
 		n = epoll_wait(l->epfd, ev, EVENTS_PER_WAIT, -1);
+		l->waits++;
 		if (n < 0 && errno != EINTR)
 			return -errno;
 		for (int i = 0; i < n && !l->stop; i++) {

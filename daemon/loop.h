@@ -24,6 +24,7 @@ struct loop {
 	struct loop_fd timer;  /* fires at the deadline set by loop_set_deadline */
 	struct loop_fd signals;
 	uint64_t armed;        /* the deadline the timer is armed for, UINT64_MAX if none */
+	uint64_t waits, timer_sets; /* epoll_wait and timerfd_settime calls: how often the loop wakes */
 	bool stop;
 };
 

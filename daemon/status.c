@@ -64,6 +64,10 @@ static void log_bond(const struct bond_ctx *bc)
 		 "%s, %s; scheduler %s; memory %" PRIu64 " B; tun read errors %" PRIu64 ", write errors %" PRIu64,
 		 bc->tun_name, s.session ? "session up" : "no session", s.scheduler, s.memory, bc->tun_read_errors,
 		 bc->tun_write_errors);
+	log_line(LOG_LVL_NOTICE, bc->conf->name, NULL,
+		 "%s%s: read %" PRIu64 " packets in %" PRIu64 " calls, wrote %" PRIu64 " packets in %" PRIu64 " calls",
+		 bc->tun_name, bc->offload ? " (segmentation offload)" : "", bc->tun_rx_io.packets, bc->tun_rx_io.calls,
+		 bc->tun_tx_io.packets, bc->tun_tx_io.calls);
 	wb_ctl_bond_counter_values(&s.c, v);
 	log_counters(bc->conf->name, NULL, wb_ctl_bond_counter_names, v, WB_CTL_N_BOND_COUNTERS);
 	for (unsigned i = 0; i < WB_MAX_UPLINKS; i++) {
@@ -80,9 +84,10 @@ static void log_socket(const struct daemon *d, const struct sock_ctx *sc)
 
 	log_line(LOG_LVL_NOTICE, d->cfg.name, sc->uplink,
 		 "socket %s%s: receive buffer overflows %" PRIu32 ", truncated %" PRIu64 ", send drops %" PRIu64
-		 ", send errors %" PRIu64,
+		 ", send errors %" PRIu64 "; sent %" PRIu64 " datagrams in %" PRIu64 " calls, received %" PRIu64
+		 " in %" PRIu64 " calls",
 		 sc->open ? "open" : "closed: ", sc->open ? "" : sc->why, s->rx_overflows, s->rx_truncated, s->tx_dropped,
-		 s->tx_errors);
+		 s->tx_errors, s->tx_io.packets, s->tx_io.calls, s->rx_io.packets, s->rx_io.calls);
 }
 
 /* The packet buffers of all the bonds, against their cap. */
@@ -109,6 +114,8 @@ void status_log(const struct daemon *d)
 		 c->rx_datagrams, c->short_or_unknown, c->unknown_index, c->bad_mac1, c->unknown_peer, c->under_load,
 		 c->cookie_replies_sent, c->rate_limited);
 	log_pool(d);
+	log_line(LOG_LVL_NOTICE, d->cfg.name, NULL, "event loop: %" PRIu64 " waits, timer set %" PRIu64 " times",
+		 d->loop.waits, d->loop.timer_sets);
 	if (d->cfg.role == WB_ROLE_SERVER)
 		log_socket(d, &d->server);
 	for (unsigned i = 0; i < WB_MAX_UPLINKS; i++)

@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +111,14 @@ static void tune(int fd)
 	setsockopt(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &probe6, sizeof(probe6));
 }
 
+/* Whether the kernel cuts runs of datagrams for this socket (Linux 4.18 and later). */
+static bool supports_gso(int fd)
+{
+	int zero = 0;
+
+	return !setsockopt(fd, SOL_UDP, UDP_SEGMENT, &zero, sizeof(zero));
+}
+
 /* "doing: the error", and the socket closed. */
 static int fail(int fd, char *what, size_t whatlen, const char *doing, const char *arg)
 {
@@ -151,6 +160,7 @@ int udp_open_uplink(struct udp_sock *s, const struct wb_conf_uplink *u, int fami
 	}
 	tune(fd);
 	s->family = family;
+	s->gso = supports_gso(fd);
 	s->lfd.fd = fd;
 	return 0;
 }
@@ -171,6 +181,7 @@ int udp_open_server(struct udp_sock *s, const struct sockaddr_storage *listen, c
 		return fail(fd, what, whatlen, "cannot bind the listening socket", "");
 	tune(fd);
 	s->family = family;
+	s->gso = supports_gso(fd);
 	s->lfd.fd = fd;
 	return 0;
 }
@@ -206,31 +217,117 @@ void udp_queue(struct udp_sock *s, const struct wb_endpoint *to, const uint8_t *
 		udp_flush(s);
 }
 
-void udp_flush(struct udp_sock *s)
-{
+/*
+ * A batch as messages: each run of datagrams to one address, all of one
+ * size but the last (which may be shorter), is one message the kernel cuts
+ * (UDP_SEGMENT): one pass through its UDP and IP layers for up to
+ * UDP_GSO_SEGMENTS datagrams instead of one each.
+ */
+struct tx_batch {
 	struct mmsghdr msgs[UDP_BATCH];
 	struct iovec iov[UDP_BATCH];
+	union {
+		char buf[CMSG_SPACE(sizeof(uint16_t))];
+		struct cmsghdr align;
+	} control[UDP_BATCH];
+	int first[UDP_BATCH], count[UDP_BATCH]; /* the datagrams of each message */
+	int n;
+};
+
+static bool joins_run(const struct udp_sock *s, int first, int i, socklen_t alen)
+{
+	uint32_t bytes = s->tx_len[first] * (uint32_t)(i - first) + s->tx_len[i];
+
+	return i - first < UDP_GSO_SEGMENTS && bytes <= UDP_GSO_BYTES && s->tx_len[i] <= s->tx_len[first] &&
+	       s->tx_len[i - 1] == s->tx_len[first] && !memcmp(&s->tx_to[i], &s->tx_to[first], alen);
+}
+
+static void build_batch(const struct udp_sock *s, struct tx_batch *b, socklen_t alen)
+{
+	b->n = 0;
+	for (int i = 0; i < s->tx_n; i++) {
+		b->iov[i] = (struct iovec){ s->tx_bufs + (size_t)i * s->slot, s->tx_len[i] };
+		if (b->n && s->gso && joins_run(s, b->first[b->n - 1], i, alen)) {
+			b->count[b->n - 1]++;
+			b->msgs[b->n - 1].msg_hdr.msg_iovlen++;
+			continue;
+		}
+		b->first[b->n] = i;
+		b->count[b->n] = 1;
+		b->msgs[b->n++] = (struct mmsghdr){ .msg_hdr = { .msg_name = (void *)&s->tx_to[i], .msg_namelen = alen,
+								 .msg_iov = &b->iov[i], .msg_iovlen = 1 } };
+	}
+	for (int m = 0; m < b->n; m++) {
+		struct msghdr *h = &b->msgs[m].msg_hdr;
+		struct cmsghdr *c;
+		uint16_t size = (uint16_t)s->tx_len[b->first[m]];
+
+		if (b->count[m] == 1)
+			continue;
+		h->msg_control = b->control[m].buf;
+		h->msg_controllen = sizeof(b->control[m].buf);
+		c = CMSG_FIRSTHDR(h);
+		c->cmsg_level = SOL_UDP;
+		c->cmsg_type = UDP_SEGMENT;
+		c->cmsg_len = CMSG_LEN(sizeof(size));
+		memcpy(CMSG_DATA(c), &size, sizeof(size));
+	}
+}
+
+/* A datagram (or a message of count) lost, as on a full or failed link: the batch goes on. */
+static void count_failure(struct udp_sock *s, int count)
+{
+	s->last_tx_errno = errno;
+	if (errno == EAGAIN || errno == ENOBUFS)
+		s->tx_dropped += (uint64_t)count;
+	else
+		s->tx_errors += (uint64_t)count;
+}
+
+/*
+ * A run the kernel refused to cut goes again datagram by datagram: a path
+ * that cannot take it (IPsec gives EIO) gets no more runs from this socket.
+ */
+static void send_run_singly(struct udp_sock *s, struct tx_batch *b, int m)
+{
+	struct msghdr h = b->msgs[m].msg_hdr;
+
+	if (errno == EIO)
+		s->gso = false;
+	h.msg_control = NULL;
+	h.msg_controllen = 0;
+	h.msg_iovlen = 1;
+	for (int k = 0; k < b->count[m]; k++) {
+		h.msg_iov = &b->iov[b->first[m] + k];
+		s->tx_io.calls++;
+		if (sendmsg(s->lfd.fd, &h, MSG_DONTWAIT) >= 0)
+			s->tx_io.packets++;
+		else
+			count_failure(s, 1);
+	}
+}
+
+void udp_flush(struct udp_sock *s)
+{
 	socklen_t alen = s->family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
+	struct tx_batch b;
 	int done = 0;
 
-	for (int i = 0; i < s->tx_n; i++) {
-		iov[i] = (struct iovec){ s->tx_bufs + (size_t)i * s->slot, s->tx_len[i] };
-		msgs[i] = (struct mmsghdr){ .msg_hdr = { .msg_name = &s->tx_to[i], .msg_namelen = alen,
-							  .msg_iov = &iov[i], .msg_iovlen = 1 } };
-	}
-	while (done < s->tx_n) {
-		int rc = sendmmsg(s->lfd.fd, msgs + done, (unsigned)(s->tx_n - done), MSG_DONTWAIT);
+	build_batch(s, &b, alen);
+	while (done < b.n) {
+		int rc = sendmmsg(s->lfd.fd, b.msgs + done, (unsigned)(b.n - done), MSG_DONTWAIT);
 
+		s->tx_io.calls++;
 		if (rc > 0) {
+			for (int m = done; m < done + rc; m++)
+				s->tx_io.packets += (uint64_t)b.count[m];
 			done += rc;
 			continue;
 		}
-		/* This datagram is lost, as on a full or failed link; the batch goes on. */
-		s->last_tx_errno = errno;
-		if (errno == EAGAIN || errno == ENOBUFS)
-			s->tx_dropped++;
+		if (b.count[done] > 1 && errno != EAGAIN && errno != ENOBUFS)
+			send_run_singly(s, &b, done);
 		else
-			s->tx_errors++;
+			count_failure(s, b.count[done]);
 		done++;
 	}
 	s->tx_n = 0;
@@ -264,6 +361,9 @@ int udp_recv(struct udp_sock *s, struct udp_rx *rx)
 							  .msg_controllen = sizeof(control[i].buf) } };
 	}
 	got = recvmmsg(s->lfd.fd, msgs, UDP_BATCH, MSG_DONTWAIT, NULL);
+	s->rx_io.calls++;
+	if (got > 0)
+		s->rx_io.packets += (uint64_t)got;
 	if (got < 0)
 		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
 	for (int i = 0; i < got; i++) {

@@ -18,7 +18,15 @@
 #include "loop.h"
 
 #define UDP_BATCH 64
+
+/* System calls on a path and the packets they carried: how well it batches. */
+struct io_count {
+	uint64_t calls, packets;
+};
 #define UDP_SOCKET_BUFFER (8 * 1024 * 1024)
+/* A run of datagrams sent as one message (UDP_SEGMENT): the kernel's limits on segments and bytes. */
+#define UDP_GSO_SEGMENTS 64
+#define UDP_GSO_BYTES (65535 - 40 - 8)
 
 struct udp_rx {
 	int n;
@@ -39,6 +47,8 @@ struct udp_sock {
 	uint32_t rx_overflows; /* the kernel's count of datagrams dropped for a full receive buffer */
 	uint64_t rx_truncated, tx_dropped, tx_errors;
 	int last_tx_errno;
+	bool gso;              /* runs to one address go as one message (udp_flush) */
+	struct io_count tx_io, rx_io; /* sendmmsg and recvmmsg calls, and the datagrams they carried */
 };
 
 /* Buffers for batches of datagrams of up to slot bytes; fd stays -1. */

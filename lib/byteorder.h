@@ -53,6 +53,28 @@ static inline void wb_put_le64(void *p, uint64_t v)
 	wb_put_le32((uint8_t *)p + 4, (uint32_t)(v >> 32));
 }
 
+static inline uint16_t wb_get_be16(const void *p)
+{
+	const uint8_t *b = p;
+
+	return (uint16_t)(b[0] << 8 | b[1]);
+}
+
+static inline void wb_put_be16(void *p, uint16_t v)
+{
+	uint8_t *b = p;
+
+	b[0] = (uint8_t)(v >> 8);
+	b[1] = (uint8_t)v;
+}
+
+static inline uint32_t wb_get_be32(const void *p)
+{
+	const uint8_t *b = p;
+
+	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+}
+
 static inline void wb_put_be32(void *p, uint32_t v)
 {
 	uint8_t *b = p;
