@@ -8,7 +8,9 @@
  * IP packets from the TUN devices between steps of time; those of
  * fuzz_noise: the pair's handshake messages among an attacker's steps; and
  * those of fuzz_seq: packets sent, datagrams delivered, lost, copied and
- * reordered, and time.
+ * reordered, and time; and those of fuzz_offload: TUN reads with the
+ * virtio header, large TCP segments, packets whose checksum is left to the
+ * device, and malformed ones.
  * Not built by make: the corpora are committed. After a change to the pair,
  * the handshake, the wire format or the control family, make them again:
  *
@@ -31,7 +33,10 @@
 #include "ctl.h"
 #include "frame.h"
 #include "fuzz_pair.h"
+#include "inet_csum.h"
 #include "keypair.h"
+#include "tcp_packet.h"
+#include "vnet_hdr.h"
 #include "varint.h"
 
 static const char *root;
@@ -1362,6 +1367,135 @@ static void seq_seeds(void)
 	}
 }
 
+/* ---- fuzz_offload: TUN reads with offloads, the virtio header and a packet --------------------- */
+
+static uint8_t off_in[WB_VNET_HDR_LEN + 8192];
+
+/* An IP header for a packet of len bytes; returns its length. */
+static size_t off_ip(uint8_t *ip, bool six, uint8_t proto, size_t len)
+{
+	static const uint8_t a4[8] = { 10, 1, 0, 2, 192, 0, 2, 77 };
+	static const uint8_t a6[32] = { 0xfd, 0, 0, 1, [15] = 2, [16] = 0x20, 0x01, 0x0d, 0xb8, [31] = 7 };
+
+	if (!six) {
+		memset(ip, 0, 20);
+		ip[0] = 0x45;
+		wb_put_be16(ip + 2, (uint16_t)len);
+		wb_put_be16(ip + 4, 0x1234);
+		ip[6] = 0x40;
+		ip[8] = 64;
+		ip[9] = proto;
+		memcpy(ip + 12, a4, 8);
+		wb_csum_store(ip + 10, wb_csum_add(0, ip, 20));
+		return 20;
+	}
+	memset(ip, 0, 40);
+	ip[0] = 0x60;
+	wb_put_be16(ip + 4, (uint16_t)(len - 40));
+	ip[6] = proto;
+	ip[7] = 64;
+	memcpy(ip + 8, a6, 32);
+	return 40;
+}
+
+/* The checksum field as the kernel leaves it to the device: the pseudo-header's sum, not complemented. */
+static void off_partial(uint8_t *ip, bool six, uint8_t proto, size_t len, size_t ihl, size_t field)
+{
+	uint16_t partial = wb_csum_fold(wb_csum_pseudo(ip, six ? 6 : 4, proto, (uint32_t)(len - ihl)));
+
+	memcpy(ip + ihl + field, &partial, 2);
+}
+
+/* A TCP segment with timestamps and payload bytes of payload_len; returns the read's length. */
+static size_t off_tcp(bool six, size_t payload_len, uint8_t flags)
+{
+	uint8_t *ip = off_in + WB_VNET_HDR_LEN, *tcp;
+	size_t len = (six ? 40 : 20) + 32 + payload_len, ihl = off_ip(ip, six, 6, len);
+
+	tcp = ip + ihl;
+	memset(tcp, 0, 32);
+	wb_put_be16(tcp, 40000);
+	wb_put_be16(tcp + 2, 443);
+	wb_put_be32(tcp + 4, 0xfffffc00u);
+	wb_put_be32(tcp + 8, 0x12345678);
+	tcp[12] = 8 << 4;
+	tcp[13] = flags;
+	wb_put_be16(tcp + 14, 501);
+	memcpy(tcp + 20, "\x01\x01\x08\x0a\0\0\x03\xe8\x0b\xad\xca\xfe", 12);
+	for (size_t i = 0; i < payload_len; i++)
+		tcp[32 + i] = (uint8_t)(i * 7 + i / 251);
+	off_partial(ip, six, 6, len, ihl, WB_TCP_CSUM);
+	return WB_VNET_HDR_LEN + len;
+}
+
+static size_t off_udp(bool six, size_t payload_len)
+{
+	uint8_t *ip = off_in + WB_VNET_HDR_LEN;
+	size_t len = (six ? 40 : 20) + 8 + payload_len, ihl = off_ip(ip, six, 17, len);
+
+	wb_put_be16(ip + ihl, 5353);
+	wb_put_be16(ip + ihl + 2, 53);
+	wb_put_be16(ip + ihl + 4, (uint16_t)(len - ihl));
+	for (size_t i = 0; i < payload_len; i++)
+		ip[ihl + 8 + i] = (uint8_t)(0x41 + i % 26);
+	off_partial(ip, six, 17, len, ihl, 6);
+	return WB_VNET_HDR_LEN + len;
+}
+
+static void off_put(const char *name, size_t len, uint8_t flags, uint8_t gso_type, uint16_t gso_size,
+		    uint16_t csum_start, uint16_t csum_offset)
+{
+	const uint8_t *ip = off_in + WB_VNET_HDR_LEN;
+	struct wb_tcp_packet t;
+	struct wb_vnet_hdr h = { flags, gso_type, 0, gso_size, csum_start, csum_offset };
+
+	if (wb_tcp_packet_parse(ip, len - WB_VNET_HDR_LEN, &t))
+		h.hdr_len = t.hdr_len;
+	wb_vnet_hdr_put(off_in, &h);
+	put("fuzz_offload", name, off_in, len);
+}
+
+static void offload_seeds(void)
+{
+	const uint8_t nc = WB_VNET_F_NEEDS_CSUM;
+	size_t len;
+
+	/* Large segments as the kernel hands them over. */
+	off_put("tso_ipv4", off_tcp(false, 4000, WB_TCP_ACK | WB_TCP_PSH), nc, WB_VNET_GSO_TCPV4, 1400, 20, 16);
+	off_put("tso_ipv6", off_tcp(true, 4200, WB_TCP_ACK | WB_TCP_PSH), nc, WB_VNET_GSO_TCPV6, 1400, 40, 16);
+	off_put("tso_ipv6_ecn_fin", off_tcp(true, 3000, WB_TCP_ACK | WB_TCP_PSH | WB_TCP_FIN | WB_TCP_CWR), nc,
+		WB_VNET_GSO_TCPV6 | WB_VNET_GSO_ECN, 1000, 40, 16);
+	off_put("tso_ipv4_multiple", off_tcp(false, 2800, WB_TCP_ACK), nc, WB_VNET_GSO_TCPV4, 1400, 20, 16);
+	off_put("tso_ipv4_mss_8", off_tcp(false, 100, WB_TCP_ACK | WB_TCP_PSH), nc, WB_VNET_GSO_TCPV4, 8, 20, 16);
+	off_put("tso_ipv4_no_payload", off_tcp(false, 0, WB_TCP_ACK | WB_TCP_FIN), nc, WB_VNET_GSO_TCPV4, 1400, 20,
+		16);
+	/* Not GSO: a checksum left to the device, and none. */
+	off_put("csum_udp4", off_udp(false, 300), nc, WB_VNET_GSO_NONE, 0, 20, 6);
+	off_put("csum_udp6", off_udp(true, 301), nc, WB_VNET_GSO_NONE, 0, 40, 6);
+	off_put("csum_tcp6", off_tcp(true, 1000, WB_TCP_ACK | WB_TCP_PSH), nc, WB_VNET_GSO_NONE, 0, 40, 16);
+	len = off_tcp(false, 500, WB_TCP_ACK);
+	{
+		/* Completed: what gro.c gathers as it is. */
+		uint8_t *ip = off_in + WB_VNET_HDR_LEN;
+
+		ip[20 + WB_TCP_CSUM] = ip[20 + WB_TCP_CSUM + 1] = 0;
+		wb_csum_store(ip + 20 + WB_TCP_CSUM,
+			      wb_csum_add(wb_csum_pseudo(ip, 4, 6, (uint32_t)(len - WB_VNET_HDR_LEN - 20)), ip + 20,
+					  len - WB_VNET_HDR_LEN - 20));
+		off_put("plain_tcp4", len, 0, WB_VNET_GSO_NONE, 0, 0, 0);
+	}
+	/* Malformed: each refused. */
+	off_put("bad_tcpv6_on_ipv4", off_tcp(false, 3000, WB_TCP_ACK), nc, WB_VNET_GSO_TCPV6, 1400, 20, 16);
+	off_put("bad_gso_size_0", off_tcp(true, 3000, WB_TCP_ACK), nc, WB_VNET_GSO_TCPV6, 0, 40, 16);
+	off_put("bad_length", off_tcp(false, 3000, WB_TCP_ACK) - 1, nc, WB_VNET_GSO_TCPV4, 1400, 20, 16);
+	off_put("bad_csum_start", off_udp(false, 30), nc, WB_VNET_GSO_NONE, 0, 60, 6);
+	off_put("bad_gso_udp", off_udp(false, 3000), nc, 3, 1400, 20, 6);
+	len = off_tcp(false, 3000, WB_TCP_ACK);
+	off_in[WB_VNET_HDR_LEN + 6] |= 0x20;
+	off_put("bad_ipv4_mf", len, nc, WB_VNET_GSO_TCPV4, 1400, 20, 16);
+	put("fuzz_offload", "bad_short", "\x01\x01\x34\0", 4);
+}
+
 int main(int argc, char **argv)
 {
 	root = argc > 1 ? argv[1] : "tests/fuzz/corpus";
@@ -1373,5 +1507,6 @@ int main(int argc, char **argv)
 	tun_seeds();
 	noise_seeds();
 	seq_seeds();
+	offload_seeds();
 	return 0;
 }
