@@ -176,10 +176,12 @@ static void on_tun(struct loop_fd *f, uint32_t events)
 		}
 		/* A packet, or a large segment cut into packets, each sent as read. */
 		packets = wb_tso_split(bc->d->tun_buf, (size_t)n, send_ip, &r);
-		if (packets < 0)
+		if (packets < 0) {
 			bc->tun_read_errors++;
-		else
-			bc->tun_rx_io.packets += (uint64_t)packets;
+			continue;
+		}
+		bc->tun_rx_io.packets += (uint64_t)packets;
+		bc->d->packets_in += (uint64_t)packets;
 	}
 	flush_sockets(bc->d);
 }
@@ -200,6 +202,7 @@ static void on_socket(struct loop_fd *f, uint32_t events)
 		if (rc < 0 || !rx.n)
 			break;
 		now = loop_now();
+		d->packets_in += (uint64_t)rx.n;
 		for (int i = 0; i < rx.n; i++)
 			wb_device_receive(d->dev, now, sc->udp.index, &rx.from[i], rx.buf[i], rx.len[i]);
 		if (rx.n < UDP_BATCH)
@@ -410,6 +413,9 @@ static uint64_t prepare(struct loop *l)
 	bursts = ctl_flush_bursts(d, now);
 	fit_mtus(d, now);
 	sm = service_manager(d, now);
+	/* Busy: the loop holds, and pacing deadlines may wait as long (a burst each). */
+	d->loop.hold_ns = batching_hold(&d->batching, now, d->packets_in);
+	wb_device_set_pacing_slack(d->dev, d->loop.hold_ns);
 	due = wb_device_next_deadline(d->dev);
 	due = due < d->next_reopen_ns ? due : d->next_reopen_ns;
 	due = due < bursts ? due : bursts;

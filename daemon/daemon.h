@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "batching.h"
 #include "config.h"
 #include "control.h"
 #include "log.h"
@@ -63,6 +64,8 @@ struct daemon {
 	 */
 	struct wb_gro *gro;
 	struct bond_ctx *gro_owner;
+	uint64_t packets_in;       /* read from the TUN devices and the sockets: the rate the loop's hold follows */
+	struct batching batching;
 	uint64_t next_reopen_ns; /* client: when to try again to open missing uplink sockets */
 	uint64_t next_mtu_check_ns; /* server: when to fit the TUN MTUs to the peers' outer family again */
 	uint64_t started_ns;

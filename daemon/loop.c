@@ -91,16 +91,34 @@ void loop_set_deadline(struct loop *l, uint64_t at)
 	l->timer_sets++;
 }
 
+/* Sleeps hold_ns, or until the deadline if that is sooner: what comes meanwhile is taken in one go. */
+static void hold(struct loop *l, uint64_t deadline)
+{
+	uint64_t until = loop_now() + l->hold_ns;
+	struct timespec ts;
+
+	if (deadline < until)
+		until = deadline;
+	ts.tv_sec = (time_t)(until / 1000000000ULL);
+	ts.tv_nsec = (long)(until % 1000000000ULL);
+	l->holds++;
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
 int loop_run(struct loop *l, uint64_t (*prepare)(struct loop *l))
 {
 	struct epoll_event ev[EVENTS_PER_WAIT];
 
 	while (!l->stop) {
+		uint64_t deadline = prepare(l);
 		int n;
 
-		loop_set_deadline(l, prepare(l));
+		loop_set_deadline(l, deadline);
 		if (l->stop)
 			break;
+		if (l->hold_ns)
+			hold(l, deadline);
 		n = epoll_wait(l->epfd, ev, EVENTS_PER_WAIT, -1);
 		l->waits++;
 		if (n < 0 && errno != EINTR)

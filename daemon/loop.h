@@ -25,6 +25,13 @@ struct loop {
 	struct loop_fd signals;
 	uint64_t armed;        /* the deadline the timer is armed for, UINT64_MAX if none */
 	uint64_t waits, timer_sets; /* epoll_wait and timerfd_settime calls: how often the loop wakes */
+	/*
+	 * Before it waits, the loop first sleeps this long (never past the
+	 * deadline), so that a busy tunnel's packets are read, sealed and sent
+	 * in batches rather than one wakeup each (batching.h). 0: it waits at once.
+	 */
+	uint64_t hold_ns;
+	uint64_t holds;
 	bool stop;
 };
 

@@ -114,8 +114,9 @@ void status_log(const struct daemon *d)
 		 c->rx_datagrams, c->short_or_unknown, c->unknown_index, c->bad_mac1, c->unknown_peer, c->under_load,
 		 c->cookie_replies_sent, c->rate_limited);
 	log_pool(d);
-	log_line(LOG_LVL_NOTICE, d->cfg.name, NULL, "event loop: %" PRIu64 " waits, timer set %" PRIu64 " times",
-		 d->loop.waits, d->loop.timer_sets);
+	log_line(LOG_LVL_NOTICE, d->cfg.name, NULL,
+		 "event loop: %" PRIu64 " waits, timer set %" PRIu64 " times, held %" PRIu64 " times (now %" PRIu64 " us)",
+		 d->loop.waits, d->loop.timer_sets, d->loop.holds, d->loop.hold_ns / 1000);
 	if (d->cfg.role == WB_ROLE_SERVER)
 		log_socket(d, &d->server);
 	for (unsigned i = 0; i < WB_MAX_UPLINKS; i++)

@@ -70,19 +70,26 @@ static uint64_t pacing_rate(const struct wb_uplink *u)
 	return rate > floor ? rate : floor;
 }
 
+/* The time a pacing burst takes at rate: a millisecond, or two packets when they take longer. */
+static uint64_t burst_ns(const struct wb_uplink *u, uint64_t rate)
+{
+	uint64_t burst = rate * PACING_BURST_NS / WB_NSEC_PER_SEC;
+
+	if (burst < 2ULL * u->cc.mss)
+		burst = 2ULL * u->cc.mss;
+	return burst * WB_NSEC_PER_SEC / rate;
+}
+
 static void pace(struct wb_uplink *u, uint64_t now, uint32_t bytes)
 {
-	uint64_t rate = pacing_rate(u), burst, credit, start;
+	uint64_t rate = pacing_rate(u), credit, start;
 
 	if (!rate) {
 		u->next_send_ns = now;
 		return;
 	}
-	burst = rate * PACING_BURST_NS / WB_NSEC_PER_SEC;
-	if (burst < 2ULL * u->cc.mss)
-		burst = 2ULL * u->cc.mss;
 	/* Credit unused while idle is capped at the burst. */
-	credit = burst * WB_NSEC_PER_SEC / rate;
+	credit = burst_ns(u, rate);
 	start = now > credit ? now - credit : 0;
 	if (start < u->next_send_ns)
 		start = u->next_send_ns;
@@ -380,6 +387,29 @@ void wb_bond_push(struct wb_bond *b, uint64_t now)
 	wb_bond_timers_changed(b);
 }
 
+/*
+ * When pacing lets u send again. Each packet's own time, unless the device
+ * allows slack (a busy daemon, wb_device_set_pacing_slack): then later, up
+ * to when a millisecond's packets may leave. The rate is the same, and a
+ * wakeup sends a burst instead of one packet: at 100 Mbit/s eight
+ * datagrams in one system call instead of a wakeup every 120 us, which
+ * cost the daemon half its CPU. Below the rate at which a millisecond
+ * holds more than two packets the wakeups are few, and each packet keeps
+ * its own time: an uplink that carries only acks keeps its samples of
+ * them as they are (its startup must see it is given too little,
+ * bbr_on_backlog).
+ */
+static uint64_t burst_due(const struct wb_uplink *u, uint64_t slack)
+{
+	uint64_t rate = pacing_rate(u), packet, late;
+
+	if (!slack || !rate || rate * PACING_BURST_NS / WB_NSEC_PER_SEC <= 2ULL * u->cc.mss)
+		return u->next_send_ns;
+	packet = (uint64_t)u->cc.mss * WB_NSEC_PER_SEC / rate;
+	late = PACING_BURST_NS - packet;
+	return u->next_send_ns + (late < slack ? late : slack);
+}
+
 uint64_t wb_bond_pacing_wake(const struct wb_bond *b, uint64_t now)
 {
 	uint64_t due = UINT64_MAX;
@@ -389,10 +419,14 @@ uint64_t wb_bond_pacing_wake(const struct wb_bond *b, uint64_t now)
 	/* An uplink with window room that only pacing holds back. */
 	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
 		const struct wb_uplink *u = &b->uplinks[i];
+		uint64_t at;
 
-		if (wb_uplink_usable(u) && u->rec && u->rec->bytes_in_flight + u->cc.mss <= u->cc.cwnd &&
-		    u->next_send_ns > now && u->next_send_ns < due)
-			due = u->next_send_ns;
+		if (!wb_uplink_usable(u) || !u->rec || u->rec->bytes_in_flight + u->cc.mss > u->cc.cwnd ||
+		    u->next_send_ns <= now)
+			continue;
+		at = burst_due(u, b->dev->pacing_slack_ns);
+		if (at < due)
+			due = at;
 	}
 	return due;
 }

@@ -297,6 +297,11 @@ const struct wb_pktbuf_limit *wb_device_pool(const struct wb_device *d)
 	return &d->pool_limit;
 }
 
+void wb_device_set_pacing_slack(struct wb_device *d, uint64_t ns)
+{
+	d->pacing_slack_ns = ns;
+}
+
 struct wb_bond *wb_device_bond(const struct wb_device *d, unsigned i)
 {
 	return i < d->n_bonds ? d->bonds[i] : NULL;

@@ -32,6 +32,7 @@ struct wb_device {
 	/* One log line per interval while under load, instead of one per datagram. */
 	struct wb_log_limit load_log;
 	struct wb_device_counters load_logged; /* the counters at the last such line */
+	uint64_t pacing_slack_ns; /* wb_device_set_pacing_slack */
 	uint64_t next_deadline;
 	bool deadline_dirty;    /* next_deadline is to be found again ... */
 	bool every_bond_stale;  /* ... and every bond's own with it, not only those marked stale */

@@ -345,5 +345,11 @@ const struct wb_device_counters *wb_device_counters(const struct wb_device *d);
 const struct wb_pktbuf_limit *wb_device_pool(const struct wb_device *d);
 /* Bond i of the device (0..), NULL past the last. */
 struct wb_bond *wb_device_bond(const struct wb_device *d, unsigned i);
+/*
+ * How late a pacing deadline may be served, at most: a busy daemon wakes
+ * less often and an uplink then sends a burst per wakeup at the same rate
+ * (lib/bond_tx.c, burst_due). 0, the default: each packet on its time.
+ */
+void wb_device_set_pacing_slack(struct wb_device *d, uint64_t ns);
 
 #endif
