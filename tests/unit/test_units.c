@@ -318,6 +318,58 @@ static void test_uint_rejects_non_digits(void **state)
 	reject_uint("1.0", 100, -EINVAL);
 }
 
+/* ---- units_muldiv: floor(a * b / c) with a 128-bit product ---- */
+
+static void test_muldiv_exact_values(void **state)
+{
+	(void)state;
+	assert_int_equal(units_muldiv(1500, 8000000000ULL, 1), 12000000000000ULL);
+	assert_int_equal(units_muldiv(7, 3, 2), 10);
+	assert_int_equal(units_muldiv(0, 5, 3), 0);
+	assert_int_equal(units_muldiv(5, 5, 0), 0);
+	/* Products past 64 bits: 2^64 - 1 squared over itself, and over 2^63. */
+	assert_int_equal(units_muldiv(UINT64_MAX, UINT64_MAX, UINT64_MAX), UINT64_MAX);
+	assert_int_equal(units_muldiv(UINT64_MAX, 1ULL << 32, 1ULL << 40), UINT64_MAX >> 8);
+	assert_int_equal(units_muldiv(1ULL << 63, 6, 4), 0xC000000000000000ULL);
+	assert_int_equal(units_muldiv(10000000000000ULL, 10000000000000ULL, 1000000000000000ULL),
+			 100000000000ULL);
+	assert_int_equal(units_muldiv(0xFFFFFFFFFFFFULL, 0xFFFFFFFFFFFFULL, 0x1000000000000ULL),
+			 0xFFFFFFFFFFFEULL);
+	/* A quotient that needs more than 64 bits saturates. */
+	assert_int_equal(units_muldiv(UINT64_MAX, 2, 1), UINT64_MAX);
+	assert_int_equal(units_muldiv(1ULL << 63, 6, 3), UINT64_MAX);
+	assert_int_equal(units_muldiv(1ULL << 40, 1ULL << 40, 1ULL << 10), UINT64_MAX);
+}
+
+#ifdef __SIZEOF_INT128__
+/* Where the compiler has a 128-bit integer, the two agree on random operands. */
+static void test_muldiv_matches_int128(void **state)
+{
+	uint64_t x = 0x9E3779B97F4A7C15ULL;
+
+	(void)state;
+	for (int i = 0; i < 100000; i++) {
+		uint64_t a, b, c;
+		unsigned __int128 want;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		a = x >> (x & 63);
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		b = x >> (x & 63);
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		c = (x >> (x & 63)) | 1;
+		want = (unsigned __int128)a * b / c;
+		assert_int_equal(units_muldiv(a, b, c), want > UINT64_MAX ? UINT64_MAX : (uint64_t)want);
+	}
+}
+#else
+static void test_muldiv_matches_int128(void **state)
+{
+	(void)state;
+	skip(); /* no 128-bit integer on this target: the exact values above hold */
+}
+#endif
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -340,6 +392,8 @@ int main(void)
 		cmocka_unit_test(test_uint_rejects_u64_overflow),
 		cmocka_unit_test(test_uint_rejects_digit_above_small_max),
 		cmocka_unit_test(test_uint_rejects_non_digits),
+		cmocka_unit_test(test_muldiv_exact_values),
+		cmocka_unit_test(test_muldiv_matches_int128),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,8 +15,7 @@ static uint64_t resolve_limit_bytes(const struct linkdir_params *p, const struct
 	case LIMIT_TIME:
 		if (!shaper_mean_rate(s))
 			return UINT64_MAX; /* no bottleneck, no queue */
-		return (uint64_t)((unsigned __int128)shaper_mean_rate(s) * p->limit.value /
-				  (8 * NSEC_PER_SEC));
+		return units_muldiv(shaper_mean_rate(s), p->limit.value, 8 * NSEC_PER_SEC);
 	case LIMIT_PACKETS:
 		break;
 	}

@@ -17,8 +17,8 @@ uint64_t shaper_tx_time(uint64_t rate_bps, uint64_t bytes)
 {
 	if (!rate_bps)
 		return 0;
-	/* 128-bit product: a jumbo frame at 1 bit/s would overflow 64 bits. */
-	return (uint64_t)((unsigned __int128)bytes * 8 * NSEC_PER_SEC / rate_bps);
+	/* A 128-bit product: a jumbo frame at 1 bit/s would overflow 64 bits. */
+	return units_muldiv(bytes, 8 * NSEC_PER_SEC, rate_bps);
 }
 
 static uint64_t depart_rate(struct shaper *s, uint64_t now, uint32_t bytes)

@@ -2,6 +2,7 @@
 #include "units.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,4 +147,40 @@ int units_parse_uint(const char *s, uint64_t max, uint64_t *out)
 	}
 	*out = v;
 	return 0;
+}
+
+/* The 128-bit product of a and b as two 64-bit halves, from 32-bit pieces. */
+static void mul_wide(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo)
+{
+	uint64_t a0 = (uint32_t)a, a1 = a >> 32, b0 = (uint32_t)b, b1 = b >> 32;
+	uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+	uint64_t mid = (p00 >> 32) + (uint32_t)p01 + (uint32_t)p10;
+
+	*lo = (mid << 32) | (uint32_t)p00;
+	*hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+}
+
+uint64_t units_muldiv(uint64_t a, uint64_t b, uint64_t c)
+{
+	uint64_t hi, lo, q = 0, r;
+
+	if (!c || !a || !b)
+		return 0;
+	if (a <= UINT64_MAX / b)
+		return a * b / c; /* the common case: the product fits */
+	mul_wide(a, b, &hi, &lo);
+	if (hi >= c)
+		return UINT64_MAX; /* the quotient needs more than 64 bits */
+	/* Long division of hi:lo by c, a bit at a time; the remainder stays below c. */
+	r = hi;
+	for (int i = 63; i >= 0; i--) {
+		bool carry = r >> 63;
+
+		r = (r << 1) | ((lo >> i) & 1);
+		if (carry || r >= c) {
+			r -= c; /* with the carry, 2^64 + r - c, taken modulo 2^64 */
+			q |= 1ULL << i;
+		}
+	}
+	return q;
 }

@@ -13,6 +13,13 @@
 #define NSEC_PER_MSEC 1000000ULL
 #define NSEC_PER_SEC 1000000000ULL
 
+/*
+ * floor(a * b / c) with the product in 128 bits, as a 64-bit result
+ * (UINT64_MAX when it does not fit; c = 0 gives 0). 32-bit targets have no
+ * 128-bit integer type, so this is the one place such a product is written.
+ */
+uint64_t units_muldiv(uint64_t a, uint64_t b, uint64_t c);
+
 /* "10mbit", "500kbit", "1.5gbit", "64000bit"; "0" and "unlimited" give 0. */
 int units_parse_rate(const char *s, uint64_t *bits_per_sec);
 
