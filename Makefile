@@ -3,6 +3,7 @@
 #   make            build everything (warnings are errors; WERROR=0 to relax)
 #   make deps       install the Debian packages the build and the tests need
 #   make check      every test: unit (plain and ASan+UBSan), fuzz replays, namespaces
+#   make check-cross  unit tests and simulator scenarios built for arm64, armhf, mipsel, s390x, run under qemu-user
 #   make demo       the main job over emulated uplinks, figures printed
 #   make bench      the long measurements (calibration, tunnel, scheduler, soak; BENCH=word for some)
 #   make fuzz       run each libFuzzer harness for FUZZ_SECONDS
@@ -17,6 +18,8 @@ MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 BUILD ?= build
 CC ?= gcc
+# The pkg-config of the target (TRIPLET-pkg-config when cross-building: tests/cross.sh).
+PKG_CONFIG ?= pkg-config
 WERROR ?= 1
 FUZZ_SECONDS ?= 60
 
@@ -47,7 +50,7 @@ SYS_LIBS := -lcrypto -lconfig -lmnl
 # SYSTEMD=1: daemon/notify.c calls sd_notify from libsystemd (the default when
 # pkg-config finds it); SYSTEMD=0 (OpenWrt) sends the notifications itself.
 ifeq ($(origin SYSTEMD),undefined)
-SYSTEMD := $(shell pkg-config --exists libsystemd 2>/dev/null && echo 1 || echo 0)
+SYSTEMD := $(shell $(PKG_CONFIG) --exists libsystemd 2>/dev/null && echo 1 || echo 0)
 endif
 # The default directory of the control sockets, the daemon's and the CLI's
 # (OpenWrt's package builds with /var/run/wanbond: it has no /run).
@@ -55,7 +58,7 @@ CONTROL_DIR ?= /run/wanbond
 BASE_CFLAGS += -DWB_CONTROL_DIR='"$(CONTROL_DIR)"'
 ifeq ($(SYSTEMD),1)
 BASE_CFLAGS += -DWB_HAVE_SYSTEMD=1
-SYS_LIBS += $(shell pkg-config --libs libsystemd)
+SYS_LIBS += $(shell $(PKG_CONFIG) --libs libsystemd)
 else
 BASE_CFLAGS += -DWB_HAVE_SYSTEMD=0
 endif
@@ -88,7 +91,7 @@ TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(wildcard tests/
 # tests/netns/test_systemd.sh covers both sides of WB_HAVE_SYSTEMD on one machine.
 TOOL_BINS += $(if $(wildcard tests/tools/notify_probe.c),$(BUILD)/tests/tools/notify_probe-nosd)
 
-CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
 
 .PHONY: all deps check check-unit check-sweep check-netns demo bench fuzz install install-linkem deb clean unit-bins replay-bins tool-bins
 # What a system running wanbond needs: the daemon and its CLI.
@@ -197,6 +200,18 @@ check-sweep: $(SIM_BIN) $(TOOL_BINS)
 
 check-netns: all $(TOOL_BINS)
 	@tests/netns/run.sh $(BUILD)
+
+# ---- Other architectures (tests/cross.sh, docs/testing.md): the daemon, the
+# CLI, the unit tests and wbsim cross-built for each of CROSS_ARCHES (arm64
+# armhf mipsel s390x) into build/cross-ARCH, run under qemu-user. deps-cross
+# installs the cross compilers, qemu-user-static and the multiarch libraries.
+.PHONY: deps-cross check-cross
+deps-cross:
+	@tests/deps_cross.sh
+
+check-cross: deps-cross
+	@tests/cross.sh
+# ---- end of other architectures
 
 demo: deps all
 	@tests/netns/demo.sh $(BUILD)
