@@ -272,7 +272,7 @@ mkdir -p "$OUT"
 : >"$OUT/titles.txt"
 echo "compare benchmark: $RUNS run(s) of $SECS s per wanbond cell ($REF_RUNS of the others); inner $CCS; $DIRS; wanbond rows: $ROWS"
 for sc in $SCENARIOS; do run_scenario "$sc"; done
-awk -f tests/bench/compare_tables.awk "$OUT/titles.txt" "$OUT/results.txt" | tee "$OUT/tables.txt"
+awk -f tests/bench/median.awk -f tests/bench/compare_tables.awk "$OUT/titles.txt" "$OUT/results.txt" | tee "$OUT/tables.txt"
 status=${PIPESTATUS[0]}
 tests/bench/compare_chart.sh "$OUT" && echo "chart: $OUT/compare.png"
 exit "$status"

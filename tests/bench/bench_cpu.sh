@@ -407,7 +407,7 @@ for cell in $CELLS; do
 	done
 done
 echo
-awk -f tests/bench/cpu_tables.awk -v caps="$CAPS" -v out="$OUT" "$OUT/cells.txt" "$RAW" | tee "$OUT/tables.txt"
+awk -f tests/bench/median.awk -f tests/bench/cpu_tables.awk -v caps="$CAPS" -v out="$OUT" "$OUT/cells.txt" "$RAW" | tee "$OUT/tables.txt"
 status=${PIPESTATUS[0]}
 tests/bench/cpu_chart.sh "$OUT" && echo "chart: $OUT/cpu.png"
 echo "runs: $RAW"

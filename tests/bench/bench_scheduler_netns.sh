@@ -211,5 +211,5 @@ mkdir -p "$OUT"
 : >"$OUT/titles.txt"
 echo "scheduler benchmark in namespaces: $RUNS run(s) of ${SECS} s per row; budget $BUDGET Mbit/s; kernel MPTCP with mptcpize"
 for sc in $SCENARIOS; do run_scenario "$sc"; done
-awk -f tests/bench/scheduler_tables.awk "$OUT/titles.txt" "$OUT/results.txt" | tee "$OUT/tables.txt"
+awk -f tests/bench/median.awk -f tests/bench/scheduler_tables.awk "$OUT/titles.txt" "$OUT/results.txt" | tee "$OUT/tables.txt"
 exit "${PIPESTATUS[0]}"

@@ -90,7 +90,7 @@ mkdir -p "$OUT"
 echo "scheduler benchmark in the simulator: seeds $SEEDS; each uplink alone, then the bond (rows: the rules on)"
 jobs | xargs -P "$JOBS" -L 1 bash -c 'run_one "$@"' _ >"$OUT/results.txt"
 for sc in $SCENARIOS; do echo "$sc $(sched_title "$sc")"; done >"$OUT/titles.txt"
-awk -f tests/bench/scheduler_tables.awk "$OUT/titles.txt" "$OUT/results.txt" | tee "$OUT/tables.txt"
+awk -f tests/bench/median.awk -f tests/bench/scheduler_tables.awk "$OUT/titles.txt" "$OUT/results.txt" | tee "$OUT/tables.txt"
 status=${PIPESTATUS[0]}
 echo "results in $OUT/ (results.txt: every metric of every run)"
 exit "$status"

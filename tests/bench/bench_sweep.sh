@@ -236,7 +236,7 @@ mkdir -p "$OUT"
 : >"$OUT/draws.txt"
 echo "sweep benchmark: draws $FIRST..$((FIRST + N - 1)) of seed $SEED; $RUNS run(s) of $SECS s per wanbond cell ($REF_RUNS of the others); inner $CCS; $DIRS"
 for i in $(seq "$FIRST" $((FIRST + N - 1))); do run_draw "$i"; done
-awk -f tests/bench/sweep_tables.awk "$OUT/draws.txt" "$OUT/results.txt" | tee "$OUT/tables.txt"
+awk -f tests/bench/median.awk -f tests/bench/sweep_tables.awk "$OUT/draws.txt" "$OUT/results.txt" | tee "$OUT/tables.txt"
 status=${PIPESTATUS[0]}
 tests/bench/sweep_chart.sh "$OUT" && echo "chart: $OUT/sweep.png"
 exit "$status"

@@ -4,16 +4,6 @@
 # docs/scheduler.md. Writes chart.dat beside the results for the chart.
 # Exit status 1 when a target is missed.
 
-function median(list,    n, v, i, j, t) {
-	n = split(list, v, " ")
-	if (!n) return ""
-	for (i = 2; i <= n; i++) {
-		t = v[i] + 0
-		for (j = i - 1; j >= 1 && v[j] + 0 > t; j--) v[j + 1] = v[j]
-		v[j + 1] = t
-	}
-	return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-}
 function med(sc, cc, dir, row, m) { return median(vals[sc SUBSEP cc SUBSEP dir SUBSEP row SUBSEP m]) }
 function fmt(v, f) { return v == "" ? "-" : sprintf(f, v) }
 function ratio(a, b) { return (a == "" || b == "" || b + 0 == 0) ? "" : a / b }

@@ -5,16 +5,6 @@
 # out) for cpu_chart.sh. Variables: caps (their order), out.
 # Exit status 1 when a target is missed.
 
-function median(list,    n, v, i, j, t) {
-	n = split(list, v, " ")
-	if (!n) return ""
-	for (i = 2; i <= n; i++) {
-		t = v[i] + 0
-		for (j = i - 1; j >= 1 && v[j] + 0 > t; j--) v[j + 1] = v[j]
-		v[j + 1] = t
-	}
-	return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-}
 function num(x) { return x != "" && x != "-" }
 function fmt(x, f) { return num(x) ? sprintf(f, x) : "-" }
 function per(a, b) { return (num(a) && num(b) && b + 0 > 0) ? a / b : "" }

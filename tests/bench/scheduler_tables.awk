@@ -5,13 +5,6 @@
 # "alone:LINK" or a set of the scheduler's rules. Medians are over seeds.
 # Exits 1 if a target is missed (docs/scheduler.md lists them).
 
-function median(list,    n, a, i, j, t) {
-	n = split(list, a, " ")
-	for (i = 2; i <= n; i++)
-		for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-	if (!n) return ""
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
 function minimum(list,    n, a, i, m) {
 	n = split(list, a, " "); m = a[1]
 	for (i = 2; i <= n; i++) if (a[i] + 0 < m + 0) m = a[i]

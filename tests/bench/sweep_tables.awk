@@ -6,12 +6,6 @@
 # (docs/scheduler.md): every cell at least 0.93 of the best alone; the
 # median at least 0.90 of the sum and at least MPTCP; no cell below 0.8 of
 # MPTCP; the simulator within 15%. Also writes chart.dat beside results.txt.
-function median(list,   n, a, i, j, t) {
-	n = split(list, a, " ")
-	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-	if (!n) return ""
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
 function ratio(a, b) { return (a != "" && b + 0 > 0) ? sprintf("%.2f", a / b) : "-" }
 FNR == NR { topology[$1] = $(NF - 2); nd++; next }
 {
