@@ -152,17 +152,26 @@ for arch in $ARCHES; do
 		fi
 	done
 
+	# qemu_run LABEL PROGRAM ARGS...: PROGRAM under qemu-user within the
+	# timeout, ok or bad; OUT keeps what it printed.
+	qemu_run() {
+		local label=$1 prog=$2
+		shift 2
+		t_start
+		if OUT=$(timeout "$TIMEOUT" "$QEMU" "$prog" "$@" 2>&1); then
+			ok "$label"
+			return 0
+		fi
+		bad "$label" "$OUT"
+		return 1
+	}
+
 	# 3. The fuzz corpora: wire, frames, Noise, control family, rtnetlink
 	# and configuration parsers on inputs made on amd64.
 	for harness in tests/fuzz/fuzz_*.c; do
 		name=$(basename "$harness" .c)
 		missing "$B/tests/fuzz/replay_$name" "fuzz replay $name" && continue
-		t_start
-		if out=$(timeout "$TIMEOUT" "$QEMU" "$B/tests/fuzz/replay_$name" "tests/fuzz/corpus/$name" 2>&1); then
-			ok "fuzz replay $name"
-		else
-			bad "fuzz replay $name" "$out"
-		fi
+		qemu_run "fuzz replay $name" "$B/tests/fuzz/replay_$name" "tests/fuzz/corpus/$name"
 	done
 
 	# 4. The command-line checks, on the programs of this architecture.
@@ -189,23 +198,17 @@ for arch in $ARCHES; do
 			bad "sim $s: no $f"
 			continue
 		fi
-		t_start
-		if out=$(timeout "$TIMEOUT" "$QEMU" "$B/tests/sim/wbsim" "$f" 2>&1); then
-			ok "sim $s"
-		else
-			bad "sim $s" "$out"
-			continue
-		fi
+		qemu_run "sim $s" "$B/tests/sim/wbsim" "$f" || continue
 		if [ "$native_ok" -eq 0 ]; then
 			bad "sim $s: same report as amd64 (the native wbsim did not build)"
 			continue
 		fi
 		t_start
-		if [ "$(same_arch <<<"$out")" = "$(same_arch <"$NATIVE/reports/$s")" ]; then
+		if [ "$(same_arch <<<"$OUT")" = "$(same_arch <"$NATIVE/reports/$s")" ]; then
 			ok "sim $s: same report as amd64"
 		else
 			bad "sim $s: report differs from amd64's (< amd64, > $arch)" \
-				"$(diff <(same_arch <"$NATIVE/reports/$s") <(same_arch <<<"$out") | head -n 20)"
+				"$(diff <(same_arch <"$NATIVE/reports/$s") <(same_arch <<<"$OUT") | head -n 20)"
 		fi
 	done
 	others=()

@@ -2,8 +2,8 @@
 #include "units.h"
 
 #include <errno.h>
-#include <stdbool.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
