@@ -4,8 +4,9 @@
 #   2. unit tests, fuzz-corpus replays and command-line checks
 #   3. the simulator's sweep: 50 seeded draws of uplinks and moments (tests/sim/sweep.sh -g)
 #   4. unit tests and scenarios under AddressSanitizer and UndefinedBehaviorSanitizer
-#   5. the Debian package (root): built, linted, installed, removed (tests/pkg/)
-#   6. the network-namespace tests (root), over the link emulator
+#   5. the LuCI app: ESLint over its views, its menu, ACL and template (tests/openwrt/)
+#   6. the Debian package (root): built, linted, installed, removed (tests/pkg/)
+#   7. the network-namespace tests (root), over the link emulator
 set -u
 cd "$(dirname "$0")/.."
 MAKE=${MAKE:-make}
@@ -30,6 +31,7 @@ stage "build" $MAKE -s all unit-bins replay-bins tool-bins
 stage "unit tests" $MAKE -s check-unit
 stage "simulator sweep, 50 draws" $MAKE -s check-sweep
 stage "unit tests, ASan+UBSan" $MAKE -s check-unit BUILD=build/san SAN=1
+stage "LuCI app: lint, ACL, template" tests/openwrt/test_luci_lint.sh build
 stage "Debian package" tests/pkg/test_deb.sh build
 stage "namespace tests" tests/netns/run.sh build
 

@@ -360,10 +360,15 @@ wanbond_warn() {
 	echo "wanbond: $1" >&2
 }
 
-# wanbond_tunnel_network BOND: a netifd interface "wb_BOND" (proto none, on
-# the bond's TUN device) and a firewall zone "wanbond" holding it, each only
-# if absent: nothing of the operator's is changed. The zone forwards
-# nothing until the operator says so. Uncommitted: the caller commits.
+# wanbond_tunnel_network BOND: the netifd interface "wb_BOND" that runs the
+# bond (proto wanbond, option bond BOND: /lib/netifd/proto/wanbond.sh) and
+# a firewall zone "wanbond" holding it, each only if absent: nothing of the
+# operator's is changed. The zone forwards nothing until the operator says
+# so. Uncommitted: the caller commits.
+#
+# An interface that an older package made for the bond (proto none on its
+# TUN device, while /etc/init.d/wanbond ran the daemon) becomes the proto
+# wanbond one, keeping its name, so that its zone, routes and rules stay.
 #
 # The TUN name comes from the operator's UCI: it is checked, and a bond
 # whose name does not pass is skipped, said in the log. Each value is set
@@ -384,8 +389,12 @@ wanbond_tunnel_network() {
 	fi
 	if [ -z "$(uci -q get "network.$iface")" ]; then
 		uci -q set "network.$iface=interface"
-		uci -q set "network.$iface.proto=none"
-		uci -q set "network.$iface.device=$tun"
+		uci -q set "network.$iface.proto=wanbond"
+		uci -q set "network.$iface.bond=$1"
+	elif [ "$(uci -q get "network.$iface.proto")" = none ] && [ "$(uci -q get "network.$iface.device")" = "$tun" ]; then
+		uci -q set "network.$iface.proto=wanbond"
+		uci -q set "network.$iface.bond=$1"
+		uci -q delete "network.$iface.device"
 	fi
 	if ! uci -q show firewall | grep -q "^firewall\.[^.]*\.name='wanbond'\$"; then
 		zone=$(uci -q add firewall zone) || return 1
