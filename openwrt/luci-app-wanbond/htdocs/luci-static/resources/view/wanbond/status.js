@@ -279,7 +279,7 @@ return view.extend({
 			E('tr', { 'class': 'tr' }, [ E('td', { 'class': 'td left' }, _('Throughput now')),
 				E('td', { 'class': 'td left wanbond-throughput' }, '\u2191 %s  \u2193 %s'.format(formatRate(up), formatRate(down))) ]),
 			E('tr', { 'class': 'tr' }, [ E('td', { 'class': 'td left' }, _('Scheduler')),
-				E('td', { 'class': 'td left' }, bond.scheduler ? bond.scheduler.policy + (bond.scheduler.rules_off_names ? ' (' + _('off: %s').format(bond.scheduler.rules_off_names) + ')' : '') : '-') ]),
+				E('td', { 'class': 'td left' }, bond.scheduler ? bond.scheduler.policy + (bond.scheduler.rules_off ? ' (' + _('rules off: %s').format(bond.scheduler.rules_off_names) + ')' : '') : '-') ]),
 			E('tr', { 'class': 'tr' }, [ E('td', { 'class': 'td left' }, _('Resent, reinjected, reorder skips')),
 				E('td', { 'class': 'td left' }, '%d, %d, %d'.format(c.retransmits || 0, c.opp_reinject || 0, c.reorder_skips || 0)) ])
 		]);
