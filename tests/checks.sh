@@ -29,6 +29,18 @@ nt_expect_true() {
 	fi
 }
 
+# jqt ARGS... [FILE]: jq -e on FILE (a file's name last) or on stdin,
+# quiet; false on no input at all, where jq -e alone is true: a check fed
+# by a command that printed nothing (an object not on ubus yet) must fail.
+jqt() {
+	local last=${!#} in
+	if [ $# -gt 1 ] && [ -f "$last" ]; then
+		[ -s "$last" ] && jq -e "$@" >/dev/null 2>&1
+	else
+		in=$(cat) && [ -n "$in" ] && jq -e "$@" >/dev/null 2>&1 <<<"$in"
+	fi
+}
+
 # nt_finish: summary line and exit status of a test script.
 nt_finish() {
 	if [ "$NT_FAILS" -eq 0 ]; then

@@ -26,10 +26,18 @@
 # that the browser test was skipped and passes: tests/openwrt/
 # test_luci_lint.sh checks the views without a browser (what CI runs).
 #
-# netifd does not run: the client's daemon is started as the proto handler
-# starts it (its file written by uci.sh, wanbondd -c FILE), and a TEST
-# DOUBLE of netifd's network.interface answers "dump" (what
-# network_get_device and LuCI's interface list read) from a file.
+# With netifd in $OPENWRT_ROOT (and its netifd-proto.sh), netifd runs in the
+# router and owns its interfaces (lan, wan, wwan static, and wb_home, proto
+# wanbond): the client's daemon is the one netifd starts through the
+# package's protocol handler, and before the browser:
+#   n. wb_home comes up by itself (the uplinks' interfaces first, else the
+#      service's trigger brings it up), its status names the TUN device,
+#      its address and route; ifdown stops the daemon, ifup starts it
+# and the browser also restarts the bond from the status page (a new
+# daemon, the session again) and shows wb_home in Network -> Interfaces.
+# Without netifd the daemon is started as the handler would start it
+# (the file uci.sh writes, wanbondd -c FILE), and a TEST DOUBLE of netifd's
+# network.interface answers "dump" (what network_get_device and LuCI read).
 set -eu
 cd "$(dirname "$0")/../.."
 NT_BUILD=${1:-build}
@@ -42,6 +50,8 @@ OW_NEEDS="sbin/ubusd sbin/procd sbin/rpcd sbin/uci bin/ubus usr/sbin/uhttpd usr/
 	usr/lib/rpcd/ucode.so usr/lib/rpcd/luci.so usr/share/ucode/luci/uhttpd.uc www/luci-static/resources/luci.js
 	usr/share/luci/menu.d etc/rc.common lib/functions.sh lib/functions/network.sh lib/functions/procd.sh
 	lib/config/uci.sh usr/share/libubox/jshn.sh"
+# netifd, when it is there too.
+netifd_found() { [ -x "$ROOT/sbin/netifd" ] && [ -f "$ROOT/lib/netifd/netifd-proto.sh" ]; }
 skip_reason() {
 	local f
 	[ -n "$ROOT" ] && [ -d "$ROOT" ] || { echo "OpenWrt's and LuCI's components not found (OPENWRT_ROOT)"; return; }
@@ -91,6 +101,24 @@ done
 mount -t tmpfs -o mode=0755 www /www
 mount -t tmpfs -o mode=0755 var /var
 mount -t tmpfs -o mode=1777 tmp /tmp
+# A /dev of this test's own, so that what the package's scripts log (logger)
+# reaches this test's syslogd, never the host's; Chromium has its /dev/shm.
+mkdir -p "$WB_LUCI_DIR/hostdev"
+mount --bind /dev "$WB_LUCI_DIR/hostdev"
+mount -t tmpfs -o mode=0755 dev /dev
+for n in null zero full random urandom tty; do
+	touch "/dev/$n"
+	mount --bind "$WB_LUCI_DIR/hostdev/$n" "/dev/$n"
+done
+mkdir -p /dev/net /dev/pts /dev/shm
+touch /dev/net/tun
+mount --bind "$WB_LUCI_DIR/hostdev/net/tun" /dev/net/tun
+mount --bind "$WB_LUCI_DIR/hostdev/pts" /dev/pts
+mount -t tmpfs -o mode=1777 shm /dev/shm
+ln -s /proc/self/fd /dev/fd
+ln -s /proc/self/fd/0 /dev/stdin
+ln -s /proc/self/fd/1 /dev/stdout
+ln -s /proc/self/fd/2 /dev/stderr
 mkdir -p /var/run/ubus /var/log /var/lock /var/state /var/etc /tmp/.uci
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 
@@ -140,7 +168,7 @@ config system
 	option hostname 'router'
 	option timezone 'UTC'
 UCI
-cat >/etc/config/network <<'UCI'
+cat >/etc/config/network <<UCI
 config interface 'loopback'
 	option device 'lo'
 	option proto 'static'
@@ -156,10 +184,27 @@ config interface 'lan'
 config interface 'wan'
 	option device 'wan1'
 	option proto 'static'
+	option ipaddr '10.100.1.1'
+	option netmask '255.255.255.0'
 
 config interface 'wwan'
 	option device 'wan2'
 	option proto 'static'
+	option ipaddr '10.100.2.1'
+	option netmask '255.255.255.0'
+
+# The server by each uplink (netifd owns the devices' routes).
+config route
+	option interface 'wan'
+	option target '$NT_SERVER_ADDR/32'
+	option gateway '10.100.1.2'
+	option metric '1'
+
+config route
+	option interface 'wwan'
+	option target '$NT_SERVER_ADDR/32'
+	option gateway '10.100.2.2'
+	option metric '2'
 
 config interface 'wb_home'
 	option proto 'wanbond'
@@ -167,8 +212,11 @@ config interface 'wb_home'
 UCI
 touch /etc/config/firewall /etc/config/dhcp /etc/config/wireless
 
-# TEST DOUBLE of netifd's network.interface: "dump" from a file, as an rpcd exec plugin.
+# Without netifd: a TEST DOUBLE of its network.interface, "dump" from a file, as an rpcd exec plugin.
+NETIFD=""
+netifd_found && NETIFD=1
 NETIFD_STATE=/var/run/netifd-double.json
+[ -n "$NETIFD" ] || {
 cat >/usr/libexec/rpcd/network.interface <<SH
 #!/bin/sh
 # TEST DOUBLE of netifd's network.interface (dump), for test_luci.sh.
@@ -184,6 +232,7 @@ cat >"$NETIFD_STATE" <<'JSON'
 {"interface":"wan","up":true,"pending":false,"available":true,"proto":"static","device":"wan1","l3_device":"wan1"},
 {"interface":"wwan","up":true,"pending":false,"available":true,"proto":"static","device":"wan2","l3_device":"wan2"}]}
 JSON
+}
 
 nt_topology 2
 nt_uplink_start 1 rate 20mbit delay 10ms limit 40ms seed 1
@@ -219,11 +268,14 @@ config uplink 'lte'
 UCI
 
 # ---- OpenWrt's daemons and LuCI in the router ------------------------------------------------
+SYSLOG=$NT_TMP/syslog.log
+nt_bg router "$NT_TMP/syslogd.log" busybox syslogd -n -O "$SYSLOG"
+nt_wait_for 10 test -S /dev/log || nt_die "syslogd did not start"
 nt_bg router "$NT_TMP/ubusd.log" ubusd
 nt_wait_for 10 test -S /var/run/ubus/ubus.sock || nt_die "ubusd did not start"
 nt_bg router "$NT_TMP/procd.log" procd -S
 nt_bg router "$NT_TMP/rpcd.log" rpcd
-nt_wait_for 15 nt_run router ubus -t 1 wait_for service session luci wanbond network.interface ||
+nt_wait_for 15 nt_run router ubus -t 1 wait_for service session luci wanbond ||
 	nt_die "procd or rpcd did not register on ubus: $(nt_run router ubus list 2>&1 | tr '\n' ' ')"
 nt_bg router "$NT_TMP/uhttpd.log" uhttpd -f -p 127.0.0.1:8080 -h /www -r router -x /cgi-bin -u /ubus \
 	-o /cgi-bin/luci -O /usr/share/ucode/luci/uhttpd.uc -t 60 -T 30 -k 20 -A 1 -n 3 -N 100
@@ -232,14 +284,42 @@ nt_run router reload_config
 # The service registers its triggers with procd (config.change, the uplinks' interfaces).
 nt_run router /etc/init.d/wanbond start
 
-# The client's daemon, as the proto handler starts it: the file uci.sh writes, checked.
-nt_run router sh -c '. /lib/functions.sh; . /lib/functions/network.sh; . /usr/share/wanbond/uci.sh
-	mkdir -p -m 0700 /var/etc/wanbond; config_load wanbond; wanbond_prepare home /var/etc/wanbond/home.conf' ||
-	nt_die "the bond's file did not check"
 CLOG=$NT_TMP/client.log
-nt_bg router "$CLOG" /usr/sbin/wanbondd -c /var/etc/wanbond/home.conf
-CPID=$NT_LAST_PID
-nt_wait_log "$CLOG" 'session established' 15 || nt_die "the client reached no session (see $CLOG)"
+# daemon_pid: the client's wanbondd, by its command line (netifd started it).
+daemon_pid() { pgrep -x -f '/usr/sbin/wanbondd -c /var/etc/wanbond/home.conf' | head -n 1; }
+ifstatus_() { nt_run router ubus call network.interface.wb_home status; }
+wb_up() { ifstatus_ | jqt '.up == true and .l3_device == "wb-home"'; }
+wb_down() { ifstatus_ | jqt '.up == false'; }
+session_up() { nt_run router wanbond -d /var/run/wanbond status home | jqt '.bonds.home.session == true'; }
+if [ -n "$NETIFD" ]; then
+	echo "n. netifd runs the bond: proto wanbond"
+	nt_bg router "$NT_TMP/netifd.log" netifd -S -c /etc/config -h /bin/true
+	nt_expect_true "wb_home comes up by itself (netifd, the handler, the service's trigger)" nt_wait_for 30 wb_up
+	nt_expect_true "the daemon netifd runs reaches the server" nt_wait_for 15 session_up
+	ifstatus_ >"$NT_TMP/ifstatus.json" || true
+	echo "      network.interface.wb_home: $(jq -c '{up, proto, l3_device, "ipv4-address": ."ipv4-address", route: [.route[]? | "\(.target)/\(.mask)"]}' "$NT_TMP/ifstatus.json")"
+	nt_expect_true "its status: proto wanbond on wb-home, 10.255.0.2/30, the route 10.2.0.0/24" \
+		jqt '.proto == "wanbond" and .l3_device == "wb-home" and (."ipv4-address" | map("\(.address)/\(.mask)") | index("10.255.0.2/30") != null) and ([.route[] | "\(.target)/\(.mask)"] | index("10.2.0.0/24") != null)' "$NT_TMP/ifstatus.json"
+	nt_expect_true "the tunnel carries packets (ping the server's tunnel address)" nt_wait_for 10 nt_run router ping -c 1 -W 1 10.255.0.1
+	PID_A=$(daemon_pid)
+	nt_run router ubus call network.interface.wb_home down
+	nt_expect_true "ifdown wb_home: down, the daemon ($PID_A) gone" nt_wait_for 10 sh -c "! kill -0 ${PID_A:-0} 2>/dev/null"
+	nt_expect_true "ifdown wb_home: netifd says down" wb_down
+	nt_run router ubus call network.interface.wb_home up
+	nt_expect_true "ifup wb_home: up again" nt_wait_for 20 wb_up
+	nt_expect_true "ifup wb_home: the new daemon reaches the server" nt_wait_for 15 session_up
+	CPID=$(daemon_pid)
+	CLOG=$NT_TMP/netifd.log
+else
+	# The client's daemon, as the proto handler starts it: the file uci.sh writes, checked.
+	nt_run router sh -c '. /lib/functions.sh; . /lib/functions/network.sh; . /usr/share/wanbond/uci.sh
+		mkdir -p -m 0700 /var/etc/wanbond; config_load wanbond; wanbond_prepare home /var/etc/wanbond/home.conf' ||
+		nt_die "the bond's file did not check"
+	nt_bg router "$CLOG" /usr/sbin/wanbondd -c /var/etc/wanbond/home.conf
+	CPID=$NT_LAST_PID
+	nt_wait_log "$CLOG" 'session established' 15 || nt_die "the client reached no session (see $CLOG)"
+fi
+[ -n "${CPID:-}" ] || nt_die "no client daemon"
 
 # Traffic through the tunnel, for the charts: lan -> srv, 6 Mbit/s for the whole test.
 PORT=$(nt_free_port srv 5301)
@@ -259,8 +339,9 @@ link_up)
 	ip netns exec $(nt_ns em2) $NT_LINKEM a b $LINKEM2 >>$NT_TMP/linkem2-again.log 2>&1 &
 	echo \$! >$LINKEM2_PID_FILE ;;
 show) ip netns exec $(nt_ns router) wanbond -d /var/run/wanbond -j show home ;;
-pid) kill -0 $CPID && echo $CPID ;;
-reloads) grep -c 'reloaded' $CLOG || true ;;
+pid) pgrep -x -f '/usr/sbin/wanbondd -c /var/etc/wanbond/home.conf' | head -n 1 ;;
+reloads) grep -c 'reloaded /var/etc/wanbond/home.conf' $CLOG || true ;;
+mode) echo ${NETIFD:+netifd} ;;
 server_key) cat $NT_TMP/server.pub ;;
 esac
 SH
@@ -270,5 +351,12 @@ rc=0
 nt_run router /usr/bin/python3 tests/openwrt/luci_flow.py http://127.0.0.1:8080 "$LUCI_PASS" "$LUCI_SHOTS" "$CONTROL" || rc=$?
 [ "$(cat "$LINKEM2_PID_FILE")" = "$NT_LINKEM_PID_2" ] || nt_stop "$(cat "$LINKEM2_PID_FILE")"
 nt_expect_true "the browser's steps all passed" test "$rc" -eq 0
-nt_expect_true "the client's daemon ran throughout (pid $CPID)" kill -0 "$CPID"
+nt_expect_true "the reload logged why the broken key was refused (the check's line)" \
+	grep -q 'wanbond: bond home: .*home.conf.next:[0-9]*: server.public_key: an example key' "$SYSLOG"
+if [ -n "$NETIFD" ]; then
+	nt_expect_true "a client daemon runs at the end (the bond restarted from the page: pid $CPID, then $(daemon_pid))" \
+		test -n "$(daemon_pid)"
+else
+	nt_expect_true "the client's daemon ran throughout (pid $CPID)" kill -0 "$CPID"
+fi
 nt_finish

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # The OpenWrt package's shell scripts (openwrt/wanbond/files), outside
 # OpenWrt, under busybox ash as OpenWrt runs them:
-#   a. each parses (ash -n)
-#   b. the init script's UCI -> libconfig generator (wanbond-uci.sh) with
+#   a. each parses (ash -n), the proto handler too; the ACL (read: status,
+#      check, public_key; write: uplink_set, stats_reset, restart,
+#      generate_key); the Makefile installs the proto handler as
+#      /lib/netifd/proto/wanbond.sh and the keep.d file (/etc/wanbond/);
+#      the capabilities file, installed where the proto handler looks
+#   b. the UCI -> libconfig generator (wanbond-uci.sh) with
 #      test doubles of OpenWrt's config_load/config_get/config_foreach and
 #      network_get_device: the package's example, a client with an
 #      interface down, a server with two peers; each checks with
@@ -12,14 +16,34 @@
 #      makes is 0600 from its creation (an inline key), its directory 0700;
 #      a list item "*" stays "*" in a directory of files (no globbing), and
 #      a newline in a down interface's name stays in its comment; the init
-#      script's start_service and service_triggers with test doubles of
-#      procd.sh; the uci-defaults steps (key pair; interface and zone, only
-#      if absent) with a test double of uci, and TUN names that would inject
-#      uci commands or are no interface name refused, said
-#   c. the rpcd plugin, run as rpcd runs it, against real daemons: list;
-#      call status of a client's bond, one uplink switched off, a server's
-#      two bonds, a bond named in the arguments, a bad argument, and with
-#      the daemons stopped
+#      script's start_service (the directory 0700, no daemon) and
+#      service_triggers with test doubles of procd.sh; the uci-defaults
+#      steps (key pair; interface proto wanbond and zone, only if absent; an
+#      older package's proto none interface on the TUN moved to proto
+#      wanbond; the operator's own left alone) with a test double of uci,
+#      and TUN names that would inject uci commands or are no interface
+#      name refused, said
+#   c. against real daemons (a server, two client routers):
+#      the proto handler (INCLUDE_ONLY, test doubles of netifd-proto.sh's
+#      functions, the command it runs started in the router's namespace):
+#      no option bond, an unknown bond, enabled 0, a broken UCI value, no
+#      uplink up: each refused with its code, no retry, nothing run; setup
+#      through a ujail stand-in (its arguments; the daemon with the
+#      capabilities file's three alone, no_new_privs), the session
+#      established, the update with the TUN device, its addresses and
+#      routes; teardown ends the daemon; without ujail, the daemon run
+#      directly;
+#      the init script's reload_service on that daemon: a UCI change gives
+#      a new file and a SIGHUP (the same daemon, the change in wanbond -j
+#      show), no change no SIGHUP, a broken value logged and the file
+#      kept; no daemon running: ubus brings the interface up;
+#      the rpcd plugin, run as rpcd runs it: list; call status of a
+#      client's bond, one uplink switched off, a server's two bonds, a bond
+#      named in the arguments, a bad argument; uplink_set off and on, a bad
+#      uplink name, enabled missing, an uplink the bond has not; stats_reset;
+#      check of a good and a broken UCI; public_key; generate_key (a new
+#      key, the old one kept); restart (ubus down, then up; no interface:
+#      an error); and with the daemons stopped
 #   d. the hotplug script: an ifdown switches its uplink off and an ifup
 #      back on; an uplink the operator switched off stays off through both
 # WANBOND_OPENWRT_FILES names another directory of these scripts (the ones
@@ -33,8 +57,6 @@ source tests/netns/lib.sh
 FILES=$(cd "${WANBOND_OPENWRT_FILES:-openwrt/wanbond/files}" && pwd)
 CLI=$NT_BUILD/bin/wanbond
 ASH="busybox ash"
-# jqt FILTER FILE: jq -e, quiet.
-jqt() { jq -e "$@" >/dev/null; }
 
 nt_init
 command -v busybox >/dev/null || nt_die "missing busybox (run make deps)"
@@ -43,19 +65,35 @@ command -v busybox >/dev/null || nt_die "missing busybox (run make deps)"
 # ---- a. parsing ---------------------------------------------------------------------
 echo "a. every script parses under busybox ash -n"
 for f in "$FILES"/wanbond-uci.sh "$FILES"/wanbond.init "$FILES"/wanbond.hotplug "$FILES"/wanbond.defaults \
-	"$FILES"/wanbond.rpcd; do
+	"$FILES"/wanbond.rpcd "$FILES"/wanbond.proto; do
 	nt_expect_true "ash -n $(basename "$f")" $ASH -n "$f"
 done
-nt_expect_true "the ACL is JSON" jqt '.wanbond.read.ubus.wanbond == ["status"]' "$FILES/wanbond.acl.json"
-# The capabilities procd's ujail gives the daemon (the init script's jail,
+nt_expect_true "the ACL is JSON: read status, check, public_key; write uplink_set, stats_reset, restart, generate_key" \
+	jqt '.wanbond.read.ubus.wanbond == ["status", "check", "public_key"] and
+		.wanbond.write.ubus.wanbond == ["uplink_set", "stats_reset", "restart", "generate_key"]' "$FILES/wanbond.acl.json"
+MAKEFILE=$FILES/../Makefile
+nt_expect_true "the package installs the proto handler as /lib/netifd/proto/wanbond.sh, executable" sh -c "
+	grep -qx '[[:space:]]*\$(INSTALL_DIR) \$(1)/lib/netifd/proto' '$MAKEFILE' &&
+	grep -qx '[[:space:]]*\$(INSTALL_BIN) ./files/wanbond.proto \$(1)/lib/netifd/proto/wanbond.sh' '$MAKEFILE'"
+nt_expect_true "the package installs the keep.d file (/lib/upgrade/keep.d/wanbond), which keeps /etc/wanbond/" sh -c "
+	grep -qx '[[:space:]]*\$(INSTALL_DIR) \$(1)/lib/upgrade/keep.d' '$MAKEFILE' &&
+	grep -qx '[[:space:]]*\$(INSTALL_DATA) ./files/wanbond.keep \$(1)/lib/upgrade/keep.d/wanbond' '$MAKEFILE' &&
+	grep -qx '/etc/wanbond/' '$FILES/wanbond.keep'"
+# The capabilities procd's ujail gives the daemon (the proto handler's jail,
 # below): the same three in each of the five sets ujail reads.
 CAPS_JSON=$FILES/wanbond.capabilities.json
 nt_expect_true "the capabilities file is JSON: CAP_CHOWN, CAP_NET_ADMIN, CAP_NET_RAW in each of its five sets" \
 	jqt '(keys == ["ambient", "bounding", "effective", "inheritable", "permitted"]) and
 		([.[]] | all(. == ["CAP_CHOWN", "CAP_NET_ADMIN", "CAP_NET_RAW"]))' "$CAPS_JSON"
-nt_expect_true "the package installs it where the init script looks (/etc/capabilities/wanbond.json)" sh -c "
-	grep -qF '\$(INSTALL_DATA) ./files/wanbond.capabilities.json \$(1)/etc/capabilities/wanbond.json' '$FILES/../Makefile' &&
-	grep -qx 'CAPABILITIES=/etc/capabilities/wanbond.json' '$FILES/wanbond.init'"
+# Where the proto handler looks for it when nothing overrides it (sourced
+# with INCLUDE_ONLY, the way of netifd's handlers for tests), and where the
+# package puts it.
+caps_proto=$(env -u WANBOND_CAPABILITIES INCLUDE_ONLY=1 WANBOND_UCI_SH="$FILES/wanbond-uci.sh" \
+	$ASH -c ". '$FILES/wanbond.proto' && printf '%s' \"\$WANBOND_CAPABILITIES\"" 2>/dev/null || true)
+caps_installed=$(sed -n 's|^[[:space:]]*\$(INSTALL_DATA) ./files/wanbond.capabilities.json \$(1)\(/[^[:space:]]*\)$|\1|p' \
+	"$MAKEFILE")
+nt_expect_true "the package installs it where the proto handler looks (proto: '$caps_proto', Makefile: '$caps_installed')" \
+	sh -c "[ -n '$caps_proto' ] && [ '$caps_proto' = '$caps_installed' ]"
 
 # ---- test doubles of OpenWrt's shell functions ----------------------------------------
 # TEST DOUBLES, not OpenWrt's code: /lib/functions.sh's config_load,
@@ -63,7 +101,8 @@ nt_expect_true "the package installs it where the init script looks (/etc/capabi
 # network_get_device, as small as the scripts need. A UCI file is shell
 # ("config TYPE 'NAME'", "option KEY 'VALUE'", "list KEY 'VALUE'"), so
 # config_load sources it with config/option/list defined: the fixtures are
-# real UCI files. $UCI_DIR holds them; $WB_DEVICES maps interfaces to their
+# real UCI files. As OpenWrt's, a section's TYPE is an option of it, and
+# config_get with two arguments (SECTION OPTION) prints the value. $UCI_DIR holds them; $WB_DEVICES maps interfaces to their
 # devices ("wan=eth1 wwan=wwan0"): an interface not in it is down.
 # With $WB_T_SPY_DIR set, each config_get first writes a line for each file
 # of the generator's in that directory (its first line the generator's) to
@@ -77,6 +116,7 @@ WB_T_SECTIONS=""
 config() {
 	WB_T_SECTION=$2
 	WB_T_SECTIONS="$WB_T_SECTIONS $1:$2"
+	eval "WB_T_${2}__TYPE=\$1"
 }
 option() { eval "WB_T_${WB_T_SECTION}__$1=\$2"; }
 list() { eval "WB_T_${WB_T_SECTION}__$1=\"\${WB_T_${WB_T_SECTION}__$1:+\$WB_T_${WB_T_SECTION}__$1 }\$2\""; }
@@ -90,6 +130,10 @@ wb_t_spy() {
 }
 config_get() {
 	[ -z "${WB_T_SPY_DIR-}" ] || wb_t_spy
+	if [ $# -eq 2 ]; then
+		eval "printf '%s\\n' \"\${WB_T_${1}__$2-}\""
+		return 0
+	fi
 	eval "$1=\${WB_T_${2}__$3:-\$4}"
 }
 config_get_bool() {
@@ -375,9 +419,10 @@ nt_expect_true "an inline key: the directory made 0700, the file 0600, nothing b
 	[ \"\$(stat -c %a '$SECRET')\" = 700 ] && [ \"\$(stat -c %a '$SECRET/home.conf')\" = 600 ] &&
 	[ \"\$(ls '$SECRET' | grep -v '\.error\$')\" = home.conf ] && grep -q probe_interval_ms '$SECRET/home.conf'"
 
-# The init script itself: start_service and service_triggers with test
-# doubles of procd.sh's functions and logger, which write what they are
-# given to $PROCD_LOG. $IPKG_INSTROOT gives the script its two includes.
+# The init script itself: start_service and service_triggers here (its
+# reload_service, which needs a running daemon, in c), with test doubles of
+# procd.sh's functions and logger, which write what they are given to
+# $PROCD_LOG. $IPKG_INSTROOT gives the script its two includes.
 ROOT=$NT_TMP/root
 mkdir -p "$ROOT/lib/functions" "$ROOT/usr/share/wanbond"
 cp "$DOUBLES" "$ROOT/lib/functions/network.sh"
@@ -393,46 +438,34 @@ procd_add_reload_trigger() { echo "reload-trigger $*" >>"$PROCD_LOG"; }
 procd_add_interface_trigger() { echo "interface-trigger $*" >>"$PROCD_LOG"; }
 logger() { echo "logger $*" >>"$PROCD_LOG"; }
 SH
-# init FUNCTION DEVICES: the init script's function run under ash; its procd calls in $PROCD_LOG.
+# A TEST DOUBLE of ubus: each call a line in $UBUS_LOG, answered 0.
+UBUS_LOG=$NT_TMP/ubus.log
+UBUS_DOUBLE=$NT_TMP/ubus
+printf '#!/bin/sh\n# TEST DOUBLE of ubus: its arguments a line in %s.\nprintf "%%s\\n" "$*" >>"%s"\n' \
+	"$UBUS_LOG" "$UBUS_LOG" >"$UBUS_DOUBLE"
+chmod 0755 "$UBUS_DOUBLE"
+# The daemon as the package installs it, at an absolute path: the init
+# script finds a bond's daemon by its command line, "$WANBONDD -c FILE".
+WBD=$(realpath "$NT_WANBONDD")
+# The bonds' files, as /var/etc/wanbond is (the proto handler's and the init script's).
+WB_CONF=$NT_TMP/var-etc
+# init FUNCTION DEVICES: the init script's function run under ash; its procd
+# and logger calls in $PROCD_LOG, its ubus calls in $UBUS_LOG.
 init() {
 	: >"$PROCD_LOG"
-	WB_DEVICES=$2 IPKG_INSTROOT=$ROOT WANBOND_CONTROL_DIR=$NT_TMP/ctl $ASH -c \
-		". '$PROCD_DOUBLES'; . '$FILES/wanbond.init'; CONF_DIR='$NT_TMP/var-etc'; PROG='$NT_WANBONDD'; WANBONDD=\$PROG;
-		UJAIL='$ROOT/sbin/ujail'; CAPABILITIES='$ROOT/etc/capabilities/wanbond.json'; $1" 2>/dev/null
+	WB_DEVICES=$2 IPKG_INSTROOT=$ROOT WANBOND_CONTROL_DIR=$NT_TMP/ctl-client $ASH -c \
+		". '$PROCD_DOUBLES'; . '$FILES/wanbond.init'; CONF_DIR='$WB_CONF'; WANBONDD='$WBD'; UBUS='$UBUS_DOUBLE'; $1" 2>/dev/null
 }
 export PROCD_LOG=$NT_TMP/procd.log
-# Where the init script looks: a stand-in for ujail (never run: procd runs
-# it) and the package's capabilities file.
-mkdir -p "$ROOT/sbin" "$ROOT/etc/capabilities"
-printf '#!/bin/sh\nexit 1\n' >"$ROOT/sbin/ujail"
-chmod 0755 "$ROOT/sbin/ujail"
-cp "$CAPS_JSON" "$ROOT/etc/capabilities/wanbond.json" 2>/dev/null || true
 example_uci >"$UCI_DIR/wanbond"
 # The directory as an older package left it: 0755.
-mkdir -m 0755 "$NT_TMP/var-etc"
+mkdir -m 0755 "$WB_CONF"
 init start_service "wan=eth1 wwan=wwan0"
 sed 's/^/      /' "$PROCD_LOG"
-nt_expect_true "init: the files' directory made 0700 (it was 0755), the file 0600" sh -c "
-	[ \"\$(stat -c %a '$NT_TMP/var-etc')\" = 700 ] && [ \"\$(stat -c %a '$NT_TMP/var-etc/home.conf')\" = 600 ]"
-nt_expect_true "init: instance home, wanbondd -c its file, watched, HUP on change, respawn, output logged" sh -c "
-	grep -qx 'open home' '$PROCD_LOG' &&
-	grep -qx 'param command $NT_WANBONDD -c $NT_TMP/var-etc/home.conf' '$PROCD_LOG' &&
-	grep -qx 'param file $NT_TMP/var-etc/home.conf' '$PROCD_LOG' && grep -qx 'param reload_signal HUP' '$PROCD_LOG' &&
-	grep -qx 'param respawn' '$PROCD_LOG' && grep -qx 'param stdout 1' '$PROCD_LOG' && grep -qx 'param stderr 1' '$PROCD_LOG' &&
-	! grep -q 'param error' '$PROCD_LOG'"
-nt_expect_true "init: the file it runs on checks" "$NT_WANBONDD" --check -c "$NT_TMP/var-etc/home.conf"
-# Confined: procd runs the instance through ujail with the capabilities file.
-nt_expect_true "init: the instance jailed with the package's capabilities, no_new_privs, no core file" sh -c "
-	sed -n '/^open home\$/,/^close\$/p' '$PROCD_LOG' >'$NT_TMP/instance' &&
-	grep -qx 'jail wanbond' '$NT_TMP/instance' &&
-	grep -qx 'param capabilities $ROOT/etc/capabilities/wanbond.json' '$NT_TMP/instance' &&
-	grep -qx 'param no_new_privs 1' '$NT_TMP/instance' && grep -qx 'param limits core=0 0' '$NT_TMP/instance'"
-mv "$ROOT/sbin/ujail" "$ROOT/sbin/ujail.away"
-init start_service "wan=eth1 wwan=wwan0"
-nt_expect_true "init: without ujail: no jail asked for (procd would drop it), still no core file" sh -c "
-	grep -qx 'open home' '$PROCD_LOG' && ! grep -qE '^jail|^param (capabilities|no_new_privs)' '$PROCD_LOG' &&
-	grep -qx 'param limits core=0 0' '$PROCD_LOG'"
-mv "$ROOT/sbin/ujail.away" "$ROOT/sbin/ujail"
+nt_expect_true "init: start_service makes the files' directory 0700 (it was 0755)" \
+	test "$(stat -c %a "$WB_CONF")" = 700
+nt_expect_true "init: start_service starts no daemon (no procd instance, no file written: netifd runs the bonds)" sh -c "
+	! grep -qE '^(open|param|jail)' '$PROCD_LOG' && [ -z \"\$(ls -A '$WB_CONF')\" ]"
 init service_triggers ""
 sed 's/^/      /' "$PROCD_LOG"
 nt_expect_true "init: triggers: the config, and each uplink's interface once" sh -c "
@@ -441,21 +474,6 @@ nt_expect_true "init: triggers: the config, and each uplink's interface once" sh
 	grep -qx 'interface-trigger interface.\* wwan /etc/init.d/wanbond reload' '$PROCD_LOG' &&
 	grep -qx 'interface-trigger interface.\* starlink /etc/init.d/wanbond reload' '$PROCD_LOG' &&
 	[ \$(grep -c interface-trigger '$PROCD_LOG') -eq 3 ]"
-sed -i "s|option weight '2'|option weight '0'|" "$UCI_DIR/wanbond"
-init start_service "wan=eth1 wwan=wwan0"
-nt_expect_true "init: broken UCI, a daemon running: it goes on, the error beside it, logged" sh -c "
-	grep -qx 'param command $NT_WANBONDD -c $NT_TMP/var-etc/home.conf' '$PROCD_LOG' &&
-	grep -q '^param data check_error=.*weight: 0 is out of range' '$PROCD_LOG' &&
-	grep -q '^logger -t wanbond -p daemon.err bond home: .*weight: 0 is out of range' '$PROCD_LOG'"
-rm -f "$NT_TMP/var-etc/home.conf"
-init start_service "wan=eth1 wwan=wwan0"
-sed 's/^/      /' "$PROCD_LOG"
-nt_expect_true "init: broken UCI, nothing of before: the instance's error, no daemon" sh -c "
-	grep -q '^param error .*weight: 0 is out of range' '$PROCD_LOG' && ! grep -q '^param respawn' '$PROCD_LOG'"
-sed -i -e "s|option weight '0'|option weight '2'|" -e '/option fwmark/d' "$UCI_DIR/wanbond"
-init start_service ""
-nt_expect_true "init: no interface up, nothing of before: no instance, said" sh -c "
-	! grep -q '^open' '$PROCD_LOG' && grep -q 'none of its uplinks' '$PROCD_LOG'"
 
 # The uci-defaults script's two steps (in the library it sources): the key
 # pair, and a network interface and firewall zone per bond, with a test
@@ -537,9 +555,14 @@ network.lan.proto='static'
 firewall.cfg01=zone
 firewall.cfg01.name='lan'
 firewall.cfg01.network='lan'
+network.wb_old=interface
+network.wb_old.proto='none'
+network.wb_old.device='wb-old'
 STATE
+# wb_old: the interface an older package made for bond old (proto none on
+# its TUN device, wb-old by default).
 sed -e "s|option enabled '0'|option enabled '1'|" "$FILES/wanbond.config" >"$UCI_DIR/wanbond"
-printf "\nconfig bond 'office'\n\toption role 'client'\n" >>"$UCI_DIR/wanbond"
+printf "\nconfig bond 'office'\n\toption role 'client'\n\nconfig bond 'old'\n\toption role 'client'\n" >>"$UCI_DIR/wanbond"
 defaults() {
 	WANBONDD=$NT_WANBONDD $ASH -c ". '$DOUBLES'; . '$UCI_DOUBLE'; . '$FILES/wanbond-uci.sh';
 		wanbond_keypair '$NT_TMP/etc-wanbond' && config_load wanbond && config_foreach wanbond_tunnel_network bond"
@@ -550,12 +573,18 @@ nt_expect_range "defaults: exit code" "$rc" 0 0
 nt_expect_true "defaults: the key 0600, the public key its own" sh -c "
 	[ \"\$(stat -c %a '$NT_TMP/etc-wanbond/wanbond.key')\" = 600 ] &&
 	[ \"\$('$NT_WANBONDD' --pubkey <'$NT_TMP/etc-wanbond/wanbond.key')\" = \"\$(cat '$NT_TMP/etc-wanbond/wanbond.pub')\" ]"
-nt_expect_true "defaults: network wb_home, proto none, on wb-home; wb_office on wb-office" sh -c "
-	grep -qx \"network.wb_home.proto='none'\" '$UCI_STATE' && grep -qx \"network.wb_home.device='wb-home'\" '$UCI_STATE' &&
-	grep -qx \"network.wb_office.device='wb-office'\" '$UCI_STATE'"
-nt_expect_true "defaults: a zone wanbond with both, rejecting input and forward" sh -c "
+nt_expect_true "defaults: network wb_home, proto wanbond, bond home (no device); wb_office, bond office" sh -c "
+	grep -qx \"network.wb_home=interface\" '$UCI_STATE' &&
+	grep -qx \"network.wb_home.proto='wanbond'\" '$UCI_STATE' && grep -qx \"network.wb_home.bond='home'\" '$UCI_STATE' &&
+	grep -qx \"network.wb_office.proto='wanbond'\" '$UCI_STATE' && grep -qx \"network.wb_office.bond='office'\" '$UCI_STATE' &&
+	! grep -qE '^network\.wb_(home|office)\.device=' '$UCI_STATE'"
+nt_expect_true "defaults: an older package's wb_old (proto none on wb-old) moved to proto wanbond, bond old, its device gone" sh -c "
+	grep -qx \"network.wb_old=interface\" '$UCI_STATE' &&
+	grep -qx \"network.wb_old.proto='wanbond'\" '$UCI_STATE' && grep -qx \"network.wb_old.bond='old'\" '$UCI_STATE' &&
+	! grep -q '^network\.wb_old\.device=' '$UCI_STATE'"
+nt_expect_true "defaults: a zone wanbond with the three, rejecting input and forward" sh -c "
 	zone=\$(sed -n \"s/^firewall\\.\\([^.]*\\)\\.name='wanbond'\$/\\1/p\" '$UCI_STATE') && [ -n \"\$zone\" ] &&
-	grep -qx \"firewall.\$zone.network='wb_home' 'wb_office'\" '$UCI_STATE' &&
+	grep -qx \"firewall.\$zone.network='wb_home' 'wb_office' 'wb_old'\" '$UCI_STATE' &&
 	grep -qx \"firewall.\$zone.input='REJECT'\" '$UCI_STATE' && grep -qx \"firewall.\$zone.forward='REJECT'\" '$UCI_STATE'"
 nt_expect_true "defaults: the lan zone as it was" grep -qx "firewall.cfg01.network='lan'" "$UCI_STATE"
 cp "$UCI_STATE" "$NT_TMP/uci-state.before"
@@ -563,9 +592,15 @@ cp "$NT_TMP/etc-wanbond/wanbond.key" "$NT_TMP/key.before"
 defaults
 nt_expect_true "defaults again: nothing changes (UCI, key)" sh -c "cmp -s '$UCI_STATE' '$NT_TMP/uci-state.before' &&
 	cmp -s '$NT_TMP/etc-wanbond/wanbond.key' '$NT_TMP/key.before'"
-sed -i "s|^network.wb_office.device=.*|network.wb_office.device='mine'|" "$UCI_STATE"
+# The operator's own: wb_office proto none on another device, wb_home
+# static on the bond's TUN device.
+sed -i -e "s|^network.wb_office.proto=.*|network.wb_office.proto='none'|" -e '/^network\.wb_office\.bond=/d' \
+	-e "s|^network.wb_home.proto=.*|network.wb_home.proto='static'|" "$UCI_STATE"
+printf "network.wb_office.device='mine'\nnetwork.wb_home.device='wb-home'\n" >>"$UCI_STATE"
+cp "$UCI_STATE" "$NT_TMP/uci-state.mine"
 defaults
-nt_expect_true "defaults: an interface of the operator's left alone" grep -qx "network.wb_office.device='mine'" "$UCI_STATE"
+nt_expect_true "defaults: interfaces of the operator's (proto none on another device, static on the TUN) left alone" \
+	cmp -s "$UCI_STATE" "$NT_TMP/uci-state.mine"
 
 # TUN names from UCI that are no interface name: one with a quote and
 # newlines that, in a "uci batch" text, would be commands of their own
@@ -608,17 +643,17 @@ nt_expect_range "defaults, bad TUN names: exit code" "$rc" 0 0
 nt_expect_true "a TUN name with a quote and newlines: no delete, no set of another's, dhcp.lan and lan as they were" sh -c "
 	! grep -q '^delete' '$UCI_STATE.cmds' && ! grep -q 'network\.lan\.' '$UCI_STATE.cmds' &&
 	grep -qx \"dhcp.lan.interface='lan'\" '$UCI_STATE' && grep -qx \"network.lan.proto='static'\" '$UCI_STATE'"
-nt_expect_true "bad TUN names: no interface for those bonds, the good one made" sh -c "
+nt_expect_true "bad TUN names: no interface for those bonds, the good one made (proto wanbond, bond good)" sh -c "
 	! grep -qE '^network\.wb_(evil|slash|blank|dots|long)' '$UCI_STATE' &&
-	grep -qx \"network.wb_good.device='wb.good-1_x'\" '$UCI_STATE'"
+	grep -qx \"network.wb_good.proto='wanbond'\" '$UCI_STATE' && grep -qx \"network.wb_good.bond='good'\" '$UCI_STATE'"
 nt_expect_true "bad TUN names: each bond named, in the log and on stderr" sh -c "
 	for b in evil slash blank dots long; do
 		grep -q \"^logger .*bond \$b: TUN name\" '$UCI_STATE.log' && grep -q \"bond \$b: TUN name\" '$NT_TMP/evil.err' || exit 1
 	done
 	! grep -q 'bond good' '$UCI_STATE.log'"
 
-# ---- c. the rpcd plugin against real daemons ---------------------------------------------
-echo "c. the rpcd plugin"
+# ---- c. against real daemons: the proto handler, the init script's reload, the rpcd plugin ----
+echo "c. the proto handler, the init script's reload, the rpcd plugin"
 nt_build_base
 nt_add_uplink 1
 nt_add_uplink 2
@@ -626,13 +661,13 @@ nt_add_router router2 lan2 10.3.0
 nt_add_uplink 3 router2
 for n in 1 2 3; do nt_uplink_start "$n" rate 20mbit delay 10ms limit 40ms seed "$n"; done
 SCONF=$NT_TMP/vps-run.conf
-HCONF=$NT_TMP/home-run.conf
 OCONF=$NT_TMP/office-run.conf
 nt_wb_server_conf "$SCONF" home:10.255.0.1/30:10.1.0.0/24 office:10.255.0.5/30:10.3.0.0/24
-nt_wb_client_conf "$HCONF" home 10.255.0.2/30 10.2.0.0/24 dsl:wan1 lte:wan2
 nt_wb_client_conf "$OCONF" office 10.255.0.6/30 10.2.0.0/24 sat:wan3
 # Each client its own control directory (they share no machine on a real network).
 sed -i "s|ctl-client|ctl-office|" "$OCONF"
+CDIR=$NT_TMP/ctl-client
+SDIR=$NT_TMP/ctl-server
 # ujail_start NS CONF: wanbondd -c CONF as procd's ujail starts it with the
 # package's capabilities file and no namespaces: root with the file's
 # bounding, inheritable and ambient sets (so the exec gives it those alone),
@@ -647,29 +682,270 @@ ujail_start() {
 }
 ujail_start vps "$SCONF"
 SPID=$NT_LAST_PID
-ujail_start router "$HCONF"
-HPID=$NT_LAST_PID
 ujail_start router2 "$OCONF"
 OPID=$NT_LAST_PID
-nt_wait_log "$HCONF.log" 'session established' 10 || nt_die "home: no session"
-nt_wait_log "$OCONF.log" 'session established' 10 || nt_die "office: no session"
+
+# The proto handler (/lib/netifd/proto/wanbond.sh) sourced as netifd's
+# handlers allow it (INCLUDE_ONLY: OpenWrt's files not read), under ash,
+# with TEST DOUBLES of netifd-proto.sh's functions: json_get_vars gives the
+# interface's option bond ($WB_T_JSON_bond); proto_run_command starts its
+# command in the background in the router's namespace (its output in
+# $WB_T_RUN_LOG, its pid in $WB_T_PID) and proto_kill_command ends that
+# pid; the others, and logger, each call a line in $WB_T_PROTO_LOG.
+NETIFD_DOUBLES=$NT_TMP/netifd-doubles.sh
+cat >"$NETIFD_DOUBLES" <<'SH'
+# TEST DOUBLES of netifd-proto.sh's functions and of logger (see the test).
+wb_t_log() { printf '%s\n' "$*" >>"$WB_T_PROTO_LOG"; }
+json_get_vars() {
+	local v
+	for v; do eval "$v=\${WB_T_JSON_$v-}"; done
+}
+proto_init_update() { wb_t_log init_update "$@"; }
+proto_add_ipv4_address() { wb_t_log add_ipv4_address "$@"; }
+proto_add_ipv6_address() { wb_t_log add_ipv6_address "$@"; }
+proto_add_ipv4_route() { wb_t_log add_ipv4_route "$@"; }
+proto_add_ipv6_route() { wb_t_log add_ipv6_route "$@"; }
+proto_send_update() { wb_t_log send_update "$@"; }
+proto_notify_error() { wb_t_log notify_error "$@"; }
+proto_block_restart() { wb_t_log block_restart "$@"; }
+proto_run_command() {
+	local config=$1
+	shift
+	wb_t_log run_command "$config" "$@"
+	ip netns exec "$WB_T_NETNS" "$@" >>"$WB_T_RUN_LOG" 2>&1 &
+	echo "$!" >"$WB_T_PID"
+}
+proto_kill_command() {
+	wb_t_log kill_command "$@"
+	kill -TERM "$(cat "$WB_T_PID")"
+}
+logger() { wb_t_log logger "$@"; }
+SH
+# A TEST STAND-IN for procd's ujail: its arguments a line in ujail.args;
+# the command after "--" run as ujail would run it, through setpriv: the
+# capabilities of -C FILE alone, no_new_privs for -c (as ujail_start).
+UJAIL=$NT_TMP/ujail
+cat >"$UJAIL" <<'SH'
+#!/bin/sh
+# TEST STAND-IN for procd's ujail (see the test).
+printf '%s\n' "$*" >>"$0.args"
+caps="" nnp=""
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-C) caps=$2; shift 2 ;;
+	-c) nnp=--nnp; shift ;;
+	--) shift; break ;;
+	*) shift ;;
+	esac
+done
+[ -f "$caps" ] || { echo "ujail stand-in: no -C file" >&2; exit 1; }
+set_of() { jq -r --arg s "$1" '[.[$s][] | ascii_downcase | sub("^cap_"; "+")] | join(",")' "$caps"; }
+exec setpriv --bounding-set "-all,$(set_of bounding)" --inh-caps "-all,$(set_of inheritable)" \
+	--ambient-caps "-all,$(set_of ambient)" --securebits +keep_caps_locked,+no_setuid_fixup_locked,+noroot_locked \
+	$nnp "$@"
+SH
+chmod 0755 "$UJAIL"
+PROTO_LOG=$NT_TMP/proto.log
+PROTO_RUN_LOG=$NT_TMP/proto-run.log
+PROTO_PID=$NT_TMP/proto.pid
+PROTO_DEVICES="wan=wan1 wwan=wan2"
+PROTO_UJAIL=$UJAIL
+# proto FUNCTION CONFIG BOND: the handler's function for interface CONFIG,
+# its option bond BOND; its calls in $PROTO_LOG, its status in
+# $PROTO_LOG.rc. The shell then waits for the command it started, as
+# netifd, its parent, does: the command ended, it is reaped.
+proto() {
+	: >"$PROTO_LOG"
+	rm -f "$PROTO_LOG.rc"
+	INCLUDE_ONLY=1 WB_T_JSON_bond=$3 WB_T_PROTO_LOG=$PROTO_LOG WB_T_RUN_LOG=$PROTO_RUN_LOG WB_T_PID=$PROTO_PID \
+		WB_T_NETNS=$(nt_ns router) WB_DEVICES=$PROTO_DEVICES WANBOND_CONTROL_DIR=$CDIR WANBOND_CONF_DIR=$WB_CONF \
+		WANBOND_CLI=$CLI WANBOND_UJAIL=$PROTO_UJAIL WANBOND_CAPABILITIES=$CAPS_JSON WANBOND_START_WAIT=10 \
+		WANBOND_UCI_SH=$FILES/wanbond-uci.sh WANBONDD=$WBD $ASH -c \
+		". '$DOUBLES'; . '$NETIFD_DOUBLES'; . '$FILES/wanbond.proto'; $1 '$2' ''; echo \$? >'$PROTO_LOG.rc'; wait"
+}
+# proto_up CONFIG BOND: setup in the background, as netifd keeps it; sets
+# HPID (the daemon's pid, empty if none) and PROTO_SHELL.
+proto_up() {
+	rm -f "$PROTO_PID"
+	proto proto_wanbond_setup "$1" "$2" &
+	PROTO_SHELL=$!
+	nt_wait_for 30 test -s "$PROTO_LOG.rc" || true
+	HPID=$(cat "$PROTO_PID" 2>/dev/null || true)
+	# The daemon first: its end lets the shell end.
+	[ -z "$HPID" ] || NT_PIDS+=("$HPID")
+	NT_PIDS+=("$PROTO_SHELL")
+	sed 's/^/      proto: /' "$PROTO_LOG"
+}
+# proto_down CONFIG: teardown; once the daemon has ended (within 5 s), the
+# setup's shell reaped.
+proto_down() {
+	proto proto_wanbond_teardown "$1" ""
+	if nt_wait_for 5 sh -c "! kill -0 '$HPID' 2>/dev/null"; then
+		wait "$PROTO_SHELL" 2>/dev/null || true
+	fi
+}
+# refused CODE: setup said CODE and no retry, and ran nothing.
+refused() {
+	grep -qx "notify_error wb_home $1" "$PROTO_LOG" && grep -qx 'block_restart wb_home' "$PROTO_LOG" &&
+		! grep -q '^run_command' "$PROTO_LOG" && [ "$(cat "$PROTO_LOG.rc")" != 0 ]
+}
+# The bond home for the router: dsl on wan (wan1), lte on wwan (wan2).
+home_uci() {
+	cat <<UCI
+config bond 'home'
+	option role 'client'
+	option enabled '1'
+	option private_key_file '$NT_TMP/home.key'
+	option server_address '$NT_SERVER_ADDR'
+	option server_port '51820'
+	option server_public_key '$(cat "$NT_TMP/server.pub")'
+	list tun_address '10.255.0.2/30'
+	list tun_address 'fd00:255::2/64'
+	list route '10.2.0.0/24'
+	list route 'fd00:2::/64'
+
+config uplink 'dsl'
+	option bond 'home'
+	option interface 'wan'
+	option weight '1'
+
+config uplink 'lte'
+	option bond 'home'
+	option interface 'wwan'
+UCI
+}
+cat >"$UCI_DIR/network" <<'UCI'
+config interface 'lan'
+	option proto 'static'
+
+config interface 'wb_home'
+	option proto 'wanbond'
+	option bond 'home'
+UCI
+rm -rf "$WB_CONF"
+
+# Refused: each said (notify_error CODE), not retried (block_restart), no daemon.
+home_uci >"$UCI_DIR/wanbond"
+proto proto_wanbond_setup wb_home ""
+nt_expect_true "proto: no option bond: NO_BOND, block_restart, nothing run" refused NO_BOND
+proto proto_wanbond_setup wb_home nosuch
+nt_expect_true "proto: a bond UCI does not have: NO_SUCH_BOND, block_restart, nothing run" refused NO_SUCH_BOND
+home_uci | sed "s|option enabled '1'|option enabled '0'|" >"$UCI_DIR/wanbond"
+proto proto_wanbond_setup wb_home home
+nt_expect_true "proto: enabled 0: BOND_DISABLED, block_restart, nothing run" refused BOND_DISABLED
+home_uci | sed "s|option weight '1'|option weight '0'|" >"$UCI_DIR/wanbond"
+proto proto_wanbond_setup wb_home home
+sed 's/^/      proto: /' "$PROTO_LOG"
+nt_expect_true "proto: a broken UCI value (weight 0), no file of before: CHECK_FAILED, block_restart, nothing run" \
+	refused CHECK_FAILED
+nt_expect_true "proto: ... the check's error logged, no file for the daemon" sh -c "
+	grep -q '^logger -t wanbond -p daemon.err interface wb_home: bond home: .*weight: 0 is out of range' '$PROTO_LOG' &&
+	[ ! -e '$WB_CONF/home.conf' ]"
+home_uci >"$UCI_DIR/wanbond"
+PROTO_DEVICES=""
+proto proto_wanbond_setup wb_home home
+PROTO_DEVICES="wan=wan1 wwan=wan2"
+nt_expect_true "proto: no uplink's interface up, no file of before: NO_UPLINK_UP, block_restart, nothing run" \
+	refused NO_UPLINK_UP
+
+# Up, through the ujail stand-in.
+proto_up wb_home home
+nt_wait_log "$PROTO_RUN_LOG" 'session established' 10 || true
+sed 's/^/      daemon: /' "$PROTO_RUN_LOG"
+sed 's/^/      ujail got: /' "$UJAIL.args" 2>/dev/null || true
+nt_expect_true "proto: setup: 0, the daemon started (pid $HPID) and its session with the server established" sh -c "
+	[ \"\$(cat '$PROTO_LOG.rc')\" = 0 ] && [ -n '$HPID' ] && kill -0 '$HPID' 2>/dev/null &&
+	grep -q 'session established' '$PROTO_RUN_LOG'"
+nt_expect_true "proto: the daemon run through ujail: -n wanbond-home -C the capabilities file -c -- wanbondd -c its file" sh -c "
+	grep -qx 'run_command wb_home $UJAIL -n wanbond-home -C $CAPS_JSON -c -- $WBD -c $WB_CONF/home.conf' '$PROTO_LOG' &&
+	[ \"\$(cat '$UJAIL.args')\" = '-n wanbond-home -C $CAPS_JSON -c -- $WBD -c $WB_CONF/home.conf' ]"
+nt_expect_true "proto: the daemon's command line as the init script looks for it: $WBD -c $WB_CONF/home.conf" \
+	test "$(tr '\000' ' ' <"/proc/$HPID/cmdline" 2>/dev/null)" = "$WBD -c $WB_CONF/home.conf "
+nt_expect_true "proto: the update: TUN wb-home, its two addresses, its two routes, sent for wb_home" sh -c "
+	grep -qx 'init_update wb-home 1' '$PROTO_LOG' &&
+	grep -qx 'add_ipv4_address 10.255.0.2 30' '$PROTO_LOG' && grep -qx 'add_ipv6_address fd00:255::2 64' '$PROTO_LOG' &&
+	grep -qx 'add_ipv4_route 10.2.0.0 24' '$PROTO_LOG' && grep -qx 'add_ipv6_route fd00:2:: 64' '$PROTO_LOG' &&
+	[ \"\$(tail -n 1 '$PROTO_LOG')\" = 'send_update wb_home' ] && ! grep -q '^notify_error' '$PROTO_LOG'"
+nt_expect_true "proto: the TUN device wb-home is there, with 10.255.0.2/30" sh -c "
+	ip netns exec '$(nt_ns router)' ip -o addr show dev wb-home | grep -qF 'inet 10.255.0.2/30'"
+nt_expect_true "proto: the bond's file 0600, its directory 0700" sh -c "
+	[ \"\$(stat -c %a '$WB_CONF')\" = 700 ] && [ \"\$(stat -c %a '$WB_CONF/home.conf')\" = 600 ]"
 nt_expect_true "the daemons run as ujail starts them: CAP_CHOWN, CAP_NET_ADMIN, CAP_NET_RAW alone, no_new_privs" sh -c "
-	for p in $SPID $HPID $OPID; do
+	for p in $SPID ${HPID:-0} $OPID; do
 		grep -qx 'CapEff:[[:space:]]*0000000000003001' /proc/\$p/status && grep -qx 'NoNewPrivs:[[:space:]]*1' /proc/\$p/status || exit 1
 	done"
+
+# The init script's reload_service with the daemon the proto handler runs.
+# reloaded: the daemon's "reloaded" lines so far.
+reloaded() { grep -c 'reloaded' "$PROTO_RUN_LOG" || true; }
+json_uplink() { "$CLI" -d "$CDIR" -j show home | jq -r ".[0].uplinks[] | select(.name == \"$1\") | .$2"; }
+: >"$UBUS_LOG"
+home_uci | sed "s|option weight '1'|option weight '3'|" >"$UCI_DIR/wanbond"
+n=$(reloaded)
+init reload_service "$PROTO_DEVICES"
+nt_wait_for 5 sh -c "[ \$(grep -c reloaded '$PROTO_RUN_LOG') -gt $n ]" || true
+sed 's/^/      init: /' "$PROCD_LOG"
+nt_expect_true "init reload, dsl's weight 1 -> 3 in UCI: the new file, a SIGHUP ('reloaded' in the daemon's log)" sh -c "
+	grep -qF '{ name = \"dsl\"; interface = \"wan1\"; weight = 3; }' '$WB_CONF/home.conf' &&
+	[ \$(grep -c reloaded '$PROTO_RUN_LOG') -gt $n ]"
+nt_expect_true "init reload: the same daemon (pid $HPID), its dsl of weight 3 (wanbond -j show)" sh -c "
+	kill -0 '$HPID' && [ \"\$(tr '\\000' ' ' </proc/$HPID/cmdline)\" = '$WBD -c $WB_CONF/home.conf ' ] &&
+	[ \"\$('$CLI' -d '$CDIR' -j show home | jq '.[0].uplinks[] | select(.name == \"dsl\") | .weight')\" = 3 ]"
+n=$(reloaded)
+cp -p "$WB_CONF/home.conf" "$NT_TMP/home-run.before"
+touch -d '2001-01-01' "$WB_CONF/home.conf"
+init reload_service "$PROTO_DEVICES"
+sleep 1
+nt_expect_true "init reload, nothing changed: no SIGHUP, the file untouched, no ubus call" sh -c "
+	[ \$(grep -c reloaded '$PROTO_RUN_LOG') -eq $n ] && [ \"\$(stat -c %Y '$WB_CONF/home.conf')\" -lt 1000000000 ] &&
+	[ ! -s '$UBUS_LOG' ]"
+home_uci | sed "s|option weight '1'|option weight '0'|" >"$UCI_DIR/wanbond"
+init reload_service "$PROTO_DEVICES"
+sleep 1
+sed 's/^/      init: /' "$PROCD_LOG"
+nt_expect_true "init reload, a broken value (weight 0): logged, the file kept, no SIGHUP" sh -c "
+	grep -q '^logger -t wanbond -p daemon.err bond home: .*weight: 0 is out of range' '$PROCD_LOG' &&
+	cmp -s '$WB_CONF/home.conf' '$NT_TMP/home-run.before' && [ \$(grep -c reloaded '$PROTO_RUN_LOG') -eq $n ] &&
+	kill -0 '$HPID'"
+home_uci | sed "s|option weight '1'|option weight '3'|" >"$UCI_DIR/wanbond"
+
+# Down: the daemon ended; then a reload brings the interface up through ubus.
+proto_down wb_home
+sed 's/^/      proto: /' "$PROTO_LOG"
+nt_expect_true "proto: teardown: kill_command wb_home, the daemon (pid $HPID) gone" sh -c "
+	grep -qx 'kill_command wb_home' '$PROTO_LOG' && ! kill -0 '$HPID' 2>/dev/null"
+init reload_service "$PROTO_DEVICES"
+sed 's/^/      ubus got: /' "$UBUS_LOG"
+nt_expect_true "init reload, no daemon on the file: ubus call network.interface.wb_home up" \
+	test "$(cat "$UBUS_LOG")" = "call network.interface.wb_home up"
+
+# Up again, without ujail: the daemon run directly.
+PROTO_UJAIL=$NT_TMP/no-ujail
+n=$(grep -c 'session established' "$PROTO_RUN_LOG" || true)
+proto_up wb_home home
+nt_wait_for 10 sh -c "[ \$(grep -c 'session established' '$PROTO_RUN_LOG') -gt $n ]" || true
+nt_expect_true "proto: no ujail: wanbondd -c its file run directly, its session established" sh -c "
+	grep -qx 'run_command wb_home $WBD -c $WB_CONF/home.conf' '$PROTO_LOG' && [ -n '$HPID' ] && kill -0 '$HPID' &&
+	[ \$(grep -c 'session established' '$PROTO_RUN_LOG') -gt $n ]"
 nt_run lan ping -q -n -c 3 -i 0.1 -W 2 10.2.0.2 >/dev/null 2>&1 || true
 
-# rpc DIR ARGS...: the plugin as rpcd runs it, the arguments' JSON on stdin ($RPC_IN).
+# rpc DIR ARGS...: the plugin as rpcd runs it, the arguments' JSON on stdin
+# ($RPC_IN); for the methods that read UCI, the doubles stand for
+# /lib/functions.sh (and network.sh), for ubus the double.
+RPC_CONF=$NT_TMP/rpc-conf
 rpc() {
 	local dir=$1; shift
-	printf '%s' "${RPC_IN-}" | WANBOND_CONTROL_DIR=$dir WANBOND_CLI=$CLI $ASH "$FILES/wanbond.rpcd" "$@"
+	printf '%s' "${RPC_IN-}" | WANBOND_CONTROL_DIR=$dir WANBOND_CLI=$CLI WANBOND_FUNCTIONS=$DOUBLES \
+		WANBOND_UCI_SH=$FILES/wanbond-uci.sh WANBOND_CONF_DIR=$RPC_CONF WANBONDD=$WBD WANBOND_UBUS=$UBUS_DOUBLE \
+		WB_DEVICES=$PROTO_DEVICES $ASH "$FILES/wanbond.rpcd" "$@"
 }
-CDIR=$NT_TMP/ctl-client
-SDIR=$NT_TMP/ctl-server
 
 rpc "$CDIR" list >"$NT_TMP/list.json"
 echo "      list: $(cat "$NT_TMP/list.json")"
-nt_expect_true "list: {\"status\":{\"bond\":\"str\"}}" jqt '. == {"status":{"bond":"str"}}' "$NT_TMP/list.json"
+nt_expect_true "list: status, check, public_key, uplink_set, stats_reset, restart, generate_key, with their arguments" \
+	jqt '. == {"status":{"bond":"str"},"check":{"bond":"str"},"public_key":{"bond":"str"},
+		"uplink_set":{"bond":"str","uplink":"str","enabled":"bool"},"stats_reset":{"bond":"str"},
+		"restart":{"bond":"str"},"generate_key":{"bond":"str"}}' "$NT_TMP/list.json"
 
 RPC_IN='{}' rpc "$CDIR" call status >"$NT_TMP/status.json"
 echo "      call status (client), as rpcd gets it: $(cat "$NT_TMP/status.json")"
@@ -682,14 +958,98 @@ nt_expect_true "call status: each uplink's state, reason, rtt, loss, rates, shar
 nt_expect_range "call status: the shares add up to a million (ppm)" \
 	"$(jq '[.bonds.home.uplinks[].share_ppm] | add' "$NT_TMP/status.json")" 999998 1000002
 
-"$CLI" -d "$CDIR" uplink set lte down
+# uplink_set: the operator's switch, through the CLI.
+RPC_IN='{"bond": "home", "uplink": "lte", "enabled": false}' rpc "$CDIR" call uplink_set >"$NT_TMP/set-off.json"
+echo "      uplink_set lte off: $(cat "$NT_TMP/set-off.json"); show: $(json_uplink lte enabled) '$(json_uplink lte state_reason)'"
+nt_expect_true "uplink_set lte false: ok, and wanbond -j show says enabled false, 'disabled by the operator'" sh -c "
+	jq -e '.ok == true' '$NT_TMP/set-off.json' >/dev/null &&
+	[ \"\$('$CLI' -d '$CDIR' -j show home | jq -c '.[0].uplinks[] | select(.name == \"lte\") | [.enabled, .state_reason]')\" = '[false,\"disabled by the operator\"]' ]"
 RPC_IN='{"bond": "home"}' rpc "$CDIR" call status >"$NT_TMP/status-down.json"
 echo "      lte switched off: $(jq -c '.bonds.home.uplinks.lte | {state, enabled, reason}' "$NT_TMP/status-down.json")"
 nt_expect_true "lte switched off: the call still answers, dsl as before" \
 	jqt '.bonds.home.uplinks.dsl.state == "up" and .bonds.home.uplinks.lte.enabled == false' "$NT_TMP/status-down.json"
 nt_expect_true "lte switched off: its reason says so" \
 	jqt '.bonds.home.uplinks.lte.reason == "disabled by the operator"' "$NT_TMP/status-down.json"
-"$CLI" -d "$CDIR" uplink set lte up
+RPC_IN='{"bond":"home","uplink":"lte","enabled":true}' rpc "$CDIR" call uplink_set >"$NT_TMP/set-on.json"
+echo "      uplink_set lte on: $(cat "$NT_TMP/set-on.json"); show: $(json_uplink lte enabled) '$(json_uplink lte state_reason)'"
+nt_expect_true "uplink_set lte true: ok, enabled true again, no longer 'disabled by the operator'" sh -c "
+	jq -e '.ok == true' '$NT_TMP/set-on.json' >/dev/null &&
+	[ \"\$('$CLI' -d '$CDIR' -j show home | jq -c '.[0].uplinks[] | select(.name == \"lte\") | .enabled')\" = true ] &&
+	[ \"\$('$CLI' -d '$CDIR' -j show home | jq -r '.[0].uplinks[] | select(.name == \"lte\") | .state_reason')\" != 'disabled by the operator' ]"
+RPC_IN='{"bond":"home","uplink":"no/such","enabled":false}' rpc "$CDIR" call uplink_set >"$NT_TMP/set-bad.json"
+echo "      uplink_set, a bad uplink name: $(cat "$NT_TMP/set-bad.json")"
+nt_expect_true "uplink_set, a bad uplink name: an error object {error, code, detail}, lte untouched" sh -c "
+	jq -e '(.error | test(\"uplink\")) and .code == 1 and has(\"detail\")' '$NT_TMP/set-bad.json' >/dev/null &&
+	[ \"\$('$CLI' -d '$CDIR' -j show home | jq -c '.[0].uplinks[] | select(.name == \"lte\") | .enabled')\" = true ]"
+RPC_IN='{"bond":"home","uplink":"lte"}' rpc "$CDIR" call uplink_set >"$NT_TMP/set-noenabled.json"
+echo "      uplink_set, no enabled: $(cat "$NT_TMP/set-noenabled.json")"
+nt_expect_true "uplink_set, enabled missing: an error object naming enabled, lte untouched" sh -c "
+	jq -e '(.error | test(\"enabled\")) and .code == 1 and has(\"detail\")' '$NT_TMP/set-noenabled.json' >/dev/null &&
+	[ \"\$('$CLI' -d '$CDIR' -j show home | jq -c '.[0].uplinks[] | select(.name == \"lte\") | .enabled')\" = true ]"
+RPC_IN='{"bond":"home","uplink":"nosuch","enabled":false}' rpc "$CDIR" call uplink_set >"$NT_TMP/set-none.json"
+echo "      uplink_set, an uplink the bond does not have: $(cat "$NT_TMP/set-none.json")"
+nt_expect_true "uplink_set, an uplink the bond does not have: the CLI's error as an error object" \
+	jqt '(.error | length > 0) and .code != 0 and has("detail")' "$NT_TMP/set-none.json"
+
+# stats_reset: the counters from zero.
+nt_run lan ping -q -n -c 50 -i 0.02 -W 2 10.2.0.2 >/dev/null 2>&1 || true
+tx_before=$(json_uplink dsl counters.tx_packets)
+RPC_IN='{"bond":"home"}' rpc "$CDIR" call stats_reset >"$NT_TMP/reset.json"
+tx_after=$(json_uplink dsl counters.tx_packets)
+echo "      stats_reset: $(cat "$NT_TMP/reset.json"); dsl's tx_packets $tx_before -> $tx_after"
+nt_expect_true "stats_reset: ok, dsl's tx_packets from $tx_before (>= 25) to near zero ($tx_after <= 10)" sh -c "
+	jq -e '.ok == true' '$NT_TMP/reset.json' >/dev/null && [ '${tx_before:-0}' -ge 25 ] && [ '${tx_after:-999}' -le 10 ]"
+
+# check: each bond's file from UCI, checked, beside the ones in use.
+RPC_IN='{"bond":"home"}' rpc "$CDIR" call check >"$NT_TMP/check.json"
+echo "      check: $(cat "$NT_TMP/check.json")"
+nt_expect_true "check, UCI as it runs: home ok, not waiting" \
+	jqt '.bonds.home.ok == true and .bonds.home.waiting == false and .bonds.home.error == ""' "$NT_TMP/check.json"
+home_uci | sed "s|option weight '1'|option weight '0'|" >"$UCI_DIR/wanbond"
+RPC_IN='{}' rpc "$CDIR" call check >"$NT_TMP/check-bad.json"
+echo "      check, weight 0: $(cat "$NT_TMP/check-bad.json")"
+nt_expect_true "check, weight 0: ok false, the error naming home.conf.check:LINE: and the weight" \
+	jqt '.bonds.home.ok == false and (.bonds.home.error | test("home\\.conf\\.check:[0-9]+:.*weight"))' "$NT_TMP/check-bad.json"
+home_uci | sed "s|option weight '1'|option weight '3'|" >"$UCI_DIR/wanbond"
+
+# public_key and generate_key: the bond's key file.
+RPC_IN='{"bond":"home"}' rpc "$CDIR" call public_key >"$NT_TMP/pubkey.json"
+echo "      public_key: $(cat "$NT_TMP/pubkey.json")"
+nt_expect_true "public_key: wanbondd --pubkey of the bond's key file, the file named" \
+	jqt --arg k "$("$WBD" --pubkey <"$NT_TMP/home.key")" --arg f "$NT_TMP/home.key" \
+	'.public_key == $k and ($k | length > 0) and .file == $f' "$NT_TMP/pubkey.json"
+GEN=$NT_TMP/gen
+mkdir -p "$GEN"
+(umask 077 && "$WBD" --genkey >"$GEN/spare.key")
+cp -p "$GEN/spare.key" "$NT_TMP/spare.key.before"
+printf "\nconfig bond 'spare'\n\toption enabled '0'\n\toption private_key_file '%s'\n" "$GEN/spare.key" >>"$UCI_DIR/wanbond"
+RPC_IN='{"bond":"spare"}' rpc "$CDIR" call generate_key >"$NT_TMP/genkey.json"
+echo "      generate_key: $(cat "$NT_TMP/genkey.json")"
+nt_expect_true "generate_key: a new key in the file (0600), its public key answered and in spare.pub, not the old one" sh -c "
+	new=\$('$WBD' --pubkey <'$GEN/spare.key') && [ -n \"\$new\" ] &&
+	[ \"\$new\" != \"\$('$WBD' --pubkey <'$NT_TMP/spare.key.before')\" ] &&
+	jq -e --arg k \"\$new\" '.public_key == \$k and .file == \"$GEN/spare.key\"' '$NT_TMP/genkey.json' >/dev/null &&
+	[ \"\$(cat '$GEN/spare.pub')\" = \"\$new\" ] && [ \"\$(stat -c %a '$GEN/spare.key')\" = 600 ]"
+nt_expect_true "generate_key: the old key kept as spare.key.old, 0600" sh -c "
+	cmp -s '$GEN/spare.key.old' '$NT_TMP/spare.key.before' && [ \"\$(stat -c %a '$GEN/spare.key.old')\" = 600 ]"
+RPC_IN='{"bond":"nosuch"}' rpc "$CDIR" call public_key >"$NT_TMP/pubkey-none.json"
+nt_expect_true "public_key of a bond UCI does not have: an error object" \
+	jqt '(.error | test("nosuch")) and .code == 2' "$NT_TMP/pubkey-none.json"
+
+# restart: the bond's netifd interface down, then up (the ubus double).
+: >"$UBUS_LOG"
+RPC_IN='{"bond":"home"}' rpc "$CDIR" call restart >"$NT_TMP/restart.json"
+echo "      restart: $(cat "$NT_TMP/restart.json"); ubus got: $(tr '\n' ';' <"$UBUS_LOG")"
+nt_expect_true "restart: ubus call network.interface.wb_home down, then up; ok, wb_home named" sh -c "
+	[ \"\$(cat '$UBUS_LOG')\" = 'call network.interface.wb_home down
+call network.interface.wb_home up' ] &&
+	jq -e '.ok == true and .interface == \"wb_home\"' '$NT_TMP/restart.json' >/dev/null"
+: >"$UBUS_LOG"
+RPC_IN='{"bond":"spare"}' rpc "$CDIR" call restart >"$NT_TMP/restart-none.json"
+echo "      restart, no interface runs the bond: $(cat "$NT_TMP/restart-none.json")"
+nt_expect_true "restart, no interface runs the bond: an error object, no ubus call" sh -c "
+	jq -e '(.error | test(\"no network interface\")) and .code == 2 and has(\"detail\")' '$NT_TMP/restart-none.json' >/dev/null &&
+	[ ! -s '$UBUS_LOG' ]"
 
 RPC_IN='{}' rpc "$SDIR" call status >"$NT_TMP/status-server.json"
 echo "      call status (server): $(jq -c '.bonds | map_values({role, session, uplinks: (.uplinks | keys)})' "$NT_TMP/status-server.json")"
@@ -747,7 +1107,8 @@ hotplug ifup lan br-lan
 nt_expect_true "an interface no uplink names: nothing changes" test "$(switches dsl) $(switches lte)" = "true true true true"
 
 # ---- the daemons stopped -------------------------------------------------------------------
-nt_stop "$HPID"
+proto_down wb_home
+nt_expect_true "proto: teardown: the daemon (pid $HPID) gone" sh -c "! kill -0 '$HPID' 2>/dev/null"
 nt_stop "$OPID"
 nt_stop "$SPID"
 RPC_IN='{}' rpc "$CDIR" call status >"$NT_TMP/status-stopped.json"

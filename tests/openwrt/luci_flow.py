@@ -8,7 +8,9 @@ emulated uplinks and hands this script a URL and a control script.
 CONTROL is a shell script run as "CONTROL ACTION": link_down and link_up
 (the emulated link of uplink lte taken away and given back), show (the
 daemon's "wanbond -j show home"), pid (the client daemon's pid), reloads
-(how many times it logged a reload), server_key (the server's public key).
+(how many times it logged a reload), server_key (the server's public key),
+mode ("netifd" when netifd runs the bond: then the bond is also restarted
+from the status page, and Network -> Interfaces shows its interface).
 Each check prints "  ok    LABEL" or "  FAIL  LABEL" as the namespace tests
 do; the exit status is the number of failures (0: all passed). Each step
 leaves a screenshot in SHOTS_DIR.
@@ -198,7 +200,7 @@ class Flow:
         self.save_apply('broken')
         self.expect('broken: the page shows wanbondd --check\'s FILE:LINE error',
                     "(document.querySelector('.wanbond-check-error') || {innerText: ''}).innerText"
-                    ".indexOf('home.conf.next:') >= 0", 40)
+                    ".indexOf('home.conf.check:') >= 0", 40)
         self.shot('settings-check-error')
         time.sleep(2)
         self.check('broken: the daemon did not reload, same pid',
@@ -211,12 +213,36 @@ class Flow:
         self.expect('fixed: the error is gone', "document.querySelector('.wanbond-check-error') == null && "
                     "document.querySelector('%s') != null" % key.replace("'", "\\'"), 40)
 
+    def restart(self):
+        b = self.browser
+        pid = self.ctl('pid')
+        b.goto(self.url + '/cgi-bin/luci/admin/services/wanbond/status')
+        self.expect('restart: the status page', "document.querySelector('button[data-action=restart]') != null")
+        b.click('button[data-action=restart]')
+        self.expect('restart: the confirm dialog', "document.querySelector('.wanbond-confirm') != null")
+        b.click('.wanbond-confirm')
+        self.wait_daemon('restart: netifd runs a new daemon (pid %s before)' % pid,
+                         lambda: self.ctl('pid') not in ('', pid), timeout=20)
+        self.wait_daemon('restart: the new daemon reaches the server', lambda: self.show()['session'], timeout=20)
+        self.expect('restart: the page shows both uplinks up again',
+                    self.row_state('dsl', 'up') + ' && ' + self.row_state('lte', 'up'), 20)
+
+    def interfaces(self):
+        b = self.browser
+        b.goto(self.url + '/cgi-bin/luci/admin/network/network')
+        self.expect('Network \u2192 Interfaces: wb_home, protocol "wanbond bond", on wb-home',
+                    "(document.querySelector('[data-section-id=wb_home]') || {innerText: ''}).innerText"
+                    ".search(/wanbond bond[\\s\\S]*wb-home|wb-home[\\s\\S]*wanbond bond/) >= 0", 20)
+        self.shot('network-interfaces')
+
     def run(self):
         os.makedirs(self.shots, exist_ok=True)
         with Browser(width=1280, height=1000, timeout=20) as b:
             self.browser = b
             steps = [self.login, self.status_up, self.link_away, self.switch_off, self.settings_change,
                      self.settings_broken]
+            if self.ctl('mode') == 'netifd':
+                steps += [self.restart, self.interfaces]
             for step in steps:
                 try:
                     step()

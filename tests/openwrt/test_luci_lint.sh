@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # luci-app-wanbond without LuCI (what runs everywhere, CI too):
-#   a. ESLint (installed into build/npm by make deps) over every view, with
+#   a. ESLint (installed into build/npm by make deps) over every view and
+#      the protocol's form (htdocs/), with
 #      LuCI's globals and, per file, the names its 'require' lines bind
 #   b. the menu and the ACL are JSON; each view the menu names exists
 #   c. each ubus method a view declares is one the rpcd plugin lists, and
@@ -17,8 +18,6 @@ VIEWS=$APP/htdocs/luci-static/resources/view
 ESLINT=$BUILD/npm/node_modules/.bin/eslint
 [ -x "$ESLINT" ] || { echo "test_luci_lint: missing $ESLINT (run make deps)" >&2; exit 1; }
 command -v jq >/dev/null || { echo "test_luci_lint: missing jq (run make deps)" >&2; exit 1; }
-# jqt ARGS...: jq -e, quiet.
-jqt() { jq -e "$@" >/dev/null; }
 
 # The names a view's 'require' lines bind: "require tools.widgets as widgets"
 # binds widgets, "require form" binds form.
@@ -28,7 +27,7 @@ require_names() {
 }
 
 echo "a. ESLint"
-for f in "$VIEWS"/wanbond/*.js; do
+for f in $(find "$APP/htdocs" -name '*.js' | sort); do
 	nt_expect_true "eslint $(basename "$f") (requires: $(require_names "$f"))" \
 		"$ESLINT" --no-warn-ignored --max-warnings 0 --config tests/openwrt/eslint.config.mjs \
 		--global "$(require_names "$f")" "$f"
