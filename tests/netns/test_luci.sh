@@ -284,7 +284,8 @@ nt_run router reload_config
 # The service registers its triggers with procd (config.change, the uplinks' interfaces).
 nt_run router /etc/init.d/wanbond start
 
-CLOG=$NT_TMP/client.log
+# The daemon's output: netifd logs it ("wb_home (PID): ...").
+CLOG=$NT_TMP/netifd.log
 # daemon_pid: the client's wanbondd, by its command line (netifd started it).
 daemon_pid() { pgrep -x -f '/usr/sbin/wanbondd -c /var/etc/wanbond/home.conf' | head -n 1; }
 ifstatus_() { nt_run router ubus call network.interface.wb_home status; }
@@ -309,14 +310,14 @@ if [ -n "$NETIFD" ]; then
 	nt_expect_true "ifup wb_home: up again" nt_wait_for 20 wb_up
 	nt_expect_true "ifup wb_home: the new daemon reaches the server" nt_wait_for 15 session_up
 	CPID=$(daemon_pid)
-	CLOG=$NT_TMP/netifd.log
 else
 	# The client's daemon, as the proto handler starts it: the file uci.sh writes, checked.
 	nt_run router sh -c '. /lib/functions.sh; . /lib/functions/network.sh; . /usr/share/wanbond/uci.sh
 		mkdir -p -m 0700 /var/etc/wanbond; config_load wanbond; wanbond_prepare home /var/etc/wanbond/home.conf' ||
 		nt_die "the bond's file did not check"
-	nt_bg router "$CLOG" /usr/sbin/wanbondd -c /var/etc/wanbond/home.conf
+	nt_bg router "$NT_TMP/client.log" /usr/sbin/wanbondd -c /var/etc/wanbond/home.conf
 	CPID=$NT_LAST_PID
+	CLOG=$NT_TMP/client.log
 	nt_wait_log "$CLOG" 'session established' 15 || nt_die "the client reached no session (see $CLOG)"
 fi
 [ -n "${CPID:-}" ] || nt_die "no client daemon"
@@ -351,6 +352,8 @@ rc=0
 nt_run router /usr/bin/python3 tests/openwrt/luci_flow.py http://127.0.0.1:8080 "$LUCI_PASS" "$LUCI_SHOTS" "$CONTROL" || rc=$?
 [ "$(cat "$LINKEM2_PID_FILE")" = "$NT_LINKEM_PID_2" ] || nt_stop "$(cat "$LINKEM2_PID_FILE")"
 nt_expect_true "the browser's steps all passed" test "$rc" -eq 0
+[ -z "$NETIFD" ] || grep -E "Interface 'wb_home'|wb_home \([0-9]+\): .*(reloaded|exit|signal|stopp)" "$NT_TMP/netifd.log" |
+	sed 's/^/      netifd: /'
 nt_expect_true "the reload logged why the broken key was refused (the check's line)" \
 	grep -q 'wanbond: bond home: .*home.conf.next:[0-9]*: server.public_key: an example key' "$SYSLOG"
 if [ -n "$NETIFD" ]; then

@@ -3,14 +3,15 @@
 # its "UCI" section list every option and its setting); and what the
 # package's uci-defaults script does on first install.
 #
-# Sourced by /etc/init.d/wanbond after /lib/functions.sh and
+# Sourced by the netifd protocol handler (/lib/netifd/proto/wanbond.sh),
+# /etc/init.d/wanbond and the rpcd plugin after /lib/functions.sh and
 # /lib/functions/network.sh (it uses their config_get, config_foreach and
 # network_get_device; its caller runs config_load), and by the uci-defaults
 # script. Kept apart from them so that it can be run, and tested, outside
 # OpenWrt.
 #
-# The same UCI and the same interfaces give the same bytes: procd compares
-# the file's checksum, and only a change reaches the daemon (a SIGHUP).
+# The same UCI and the same interfaces give the same bytes: the service's
+# reload compares them, and only a change reaches the daemon (a SIGHUP).
 
 # Where the control sockets are: every bond's in one directory, so the CLI,
 # the hotplug script and the rpcd plugin find them all.
@@ -266,7 +267,7 @@ wanbond_generate() {
 	umask 077
 	rm -f "$file.new"
 	{
-		printf '# Written by /etc/init.d/wanbond from /etc/config/wanbond: edit that.\n'
+		printf '# Written from /etc/config/wanbond by the netifd protocol wanbond: edit that.\n'
 		"wanbond_$role" "$bond"
 	} >"$file.new"
 	rc=$?
