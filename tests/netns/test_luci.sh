@@ -287,7 +287,8 @@ nt_run router /etc/init.d/wanbond start
 # The daemon's output: netifd logs it ("wb_home (PID): ...").
 CLOG=$NT_TMP/netifd.log
 # daemon_pid: the client's wanbondd, by its command line (netifd started it).
-daemon_pid() { pgrep -x -f '/usr/sbin/wanbondd -c /var/etc/wanbond/home.conf' | head -n 1; }
+# (In the router's network namespace: another test may run a daemon of the same command line.)
+daemon_pid() { nt_run router sh -c 'pgrep --ns $$ --nslist net -x -f "/usr/sbin/wanbondd -c /var/etc/wanbond/home.conf"' | head -n 1; }
 ifstatus_() { nt_run router ubus call network.interface.wb_home status; }
 wb_up() { ifstatus_ | jqt '.up == true and .l3_device == "wb-home"'; }
 wb_down() { ifstatus_ | jqt '.up == false'; }
@@ -340,7 +341,7 @@ link_up)
 	ip netns exec $(nt_ns em2) $NT_LINKEM a b $LINKEM2 >>$NT_TMP/linkem2-again.log 2>&1 &
 	echo \$! >$LINKEM2_PID_FILE ;;
 show) ip netns exec $(nt_ns router) wanbond -d /var/run/wanbond -j show home ;;
-pid) pgrep -x -f '/usr/sbin/wanbondd -c /var/etc/wanbond/home.conf' | head -n 1 ;;
+pid) ip netns exec $(nt_ns router) sh -c 'pgrep --ns \$\$ --nslist net -x -f "/usr/sbin/wanbondd -c /var/etc/wanbond/home.conf"' | head -n 1 ;;
 reloads) grep -c 'reloaded /var/etc/wanbond/home.conf' $CLOG || true ;;
 mode) echo ${NETIFD:+netifd} ;;
 server_key) cat $NT_TMP/server.pub ;;

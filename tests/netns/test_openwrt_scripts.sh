@@ -124,7 +124,7 @@ config_load() { WB_T_SECTIONS=""; . "$UCI_DIR/$1"; }
 wb_t_spy() {
 	local f
 	for f in $(find "$WB_T_SPY_DIR" -mindepth 1 -maxdepth 1 -type f 2>/dev/null); do
-		head -n 1 "$f" | grep -q '^# Written by' || continue
+		head -n 1 "$f" | grep -q '^# Written from' || continue
 		printf '%s %s %s\n' "$(umask)" "$(stat -c %a "$f")" "${f##*/}" >>"$WB_T_SPY_LOG"
 	done
 }
@@ -441,8 +441,16 @@ SH
 # A TEST DOUBLE of ubus: each call a line in $UBUS_LOG, answered 0.
 UBUS_LOG=$NT_TMP/ubus.log
 UBUS_DOUBLE=$NT_TMP/ubus
-printf '#!/bin/sh\n# TEST DOUBLE of ubus: its arguments a line in %s.\nprintf "%%s\\n" "$*" >>"%s"\n' \
-	"$UBUS_LOG" "$UBUS_LOG" >"$UBUS_DOUBLE"
+# "call network.interface.IFACE status" answers $UBUS_LOG.status, if there.
+cat >"$UBUS_DOUBLE" <<SH
+#!/bin/sh
+# TEST DOUBLE of ubus: its arguments a line in $UBUS_LOG.
+printf '%s\\n' "\$*" >>"$UBUS_LOG"
+case "\$*" in
+"call network.interface."*" status") cat "$UBUS_LOG.status" 2>/dev/null ;;
+esac
+exit 0
+SH
 chmod 0755 "$UBUS_DOUBLE"
 # The daemon as the package installs it, at an absolute path: the init
 # script finds a bond's daemon by its command line, "$WANBONDD -c FILE".
@@ -453,7 +461,11 @@ WB_CONF=$NT_TMP/var-etc
 # and logger calls in $PROCD_LOG, its ubus calls in $UBUS_LOG.
 init() {
 	: >"$PROCD_LOG"
-	WB_DEVICES=$2 IPKG_INSTROOT=$ROOT WANBOND_CONTROL_DIR=$NT_TMP/ctl-client $ASH -c \
+	# In the router's namespace once it is there, where the daemons run (the
+	# script finds a daemon in its own network namespace only).
+	local in_router=()
+	ip netns pids "$(nt_ns router)" >/dev/null 2>&1 && in_router=(ip netns exec "$(nt_ns router)")
+	"${in_router[@]}" env WB_DEVICES="$2" IPKG_INSTROOT="$ROOT" WANBOND_CONTROL_DIR="$NT_TMP/ctl-client" $ASH -c \
 		". '$PROCD_DOUBLES'; . '$FILES/wanbond.init'; CONF_DIR='$WB_CONF'; WANBONDD='$WBD'; UBUS='$UBUS_DOUBLE'; $1" 2>/dev/null
 }
 export PROCD_LOG=$NT_TMP/procd.log
@@ -914,10 +926,22 @@ proto_down wb_home
 sed 's/^/      proto: /' "$PROTO_LOG"
 nt_expect_true "proto: teardown: kill_command wb_home, the daemon (pid $HPID) gone" sh -c "
 	grep -qx 'kill_command wb_home' '$PROTO_LOG' && ! kill -0 '$HPID' 2>/dev/null"
+# Down by the operator (ifdown: no error of the handler's): a reload leaves it down.
+printf '{\n\t"up": false,\n\t"pending": false,\n\t"autostart": false,\n\t"errors": [ ]\n}\n' >"$UBUS_LOG.status"
+: >"$UBUS_LOG"
 init reload_service "$PROTO_DEVICES"
 sed 's/^/      ubus got: /' "$UBUS_LOG"
-nt_expect_true "init reload, no daemon on the file: ubus call network.interface.wb_home up" \
-	test "$(cat "$UBUS_LOG")" = "call network.interface.wb_home up"
+nt_expect_true "init reload, no daemon, the operator's ifdown: the status asked, no up" \
+	test "$(cat "$UBUS_LOG")" = "call network.interface.wb_home status"
+# Refused by the handler (no uplink was up): a reload whose file checks brings it up.
+printf '{\n\t"up": false,\n\t"errors": [\n\t\t{\n\t\t\t"subsystem": "wanbond",\n\t\t\t"code": "NO_UPLINK_UP"\n\t\t}\n\t]\n}\n' \
+	>"$UBUS_LOG.status"
+: >"$UBUS_LOG"
+init reload_service "$PROTO_DEVICES"
+sed 's/^/      ubus got: /' "$UBUS_LOG"
+nt_expect_true "init reload, no daemon, the handler refused it (NO_UPLINK_UP): ubus call network.interface.wb_home up" \
+	test "$(tr '\n' ';' <"$UBUS_LOG")" = "call network.interface.wb_home status;call network.interface.wb_home up;"
+rm -f "$UBUS_LOG.status"
 
 # Up again, without ujail: the daemon run directly.
 PROTO_UJAIL=$NT_TMP/no-ujail

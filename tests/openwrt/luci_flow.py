@@ -245,6 +245,8 @@ class Flow:
                 steps += [self.restart, self.interfaces]
             for step in steps:
                 try:
+                    print('      %s: the daemon pid %s, %s reloads so far' % (step.__name__, self.ctl('pid'),
+                                                                           self.ctl('reloads')), flush=True)
                     step()
                 except Exception as e:  # a step that cannot go on: said, shot, and the next step
                     self.check('%s: %s' % (step.__name__, type(e).__name__), False, str(e).splitlines()[0])

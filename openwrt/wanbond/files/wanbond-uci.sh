@@ -397,6 +397,8 @@ wanbond_tunnel_network() {
 		uci -q set "network.$iface.bond=$1"
 		uci -q delete "network.$iface.device"
 	fi
+	# An interface of that name that is the operator's own joins no zone of ours.
+	[ "$(uci -q get "network.$iface.proto")" = wanbond ] && [ "$(uci -q get "network.$iface.bond")" = "$1" ] || return 0
 	if ! uci -q show firewall | grep -q "^firewall\.[^.]*\.name='wanbond'\$"; then
 		zone=$(uci -q add firewall zone) || return 1
 		[ -n "$zone" ] || return 1
