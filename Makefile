@@ -4,6 +4,7 @@
 #   make deps       install the Debian packages the build and the tests need
 #   make check      every test: unit (plain and ASan+UBSan), fuzz replays, namespaces
 #   make check-cross  unit tests and simulator scenarios built for arm64, armhf, mipsel, s390x, run under qemu-user
+#   make deps-luci  Chromium and python3-websocket, for the LuCI app's browser test (tests/netns/test_luci.sh)
 #   make demo       the main job over emulated uplinks, figures printed
 #   make bench      the long measurements (calibration, tunnel, scheduler, soak; BENCH=word for some)
 #   make fuzz       run each libFuzzer harness for FUZZ_SECONDS
@@ -212,6 +213,13 @@ deps-cross:
 check-cross: deps-cross
 	@tests/cross.sh
 # ---- end of other architectures
+
+# The browser test of the LuCI app (tests/netns/test_luci.sh) needs Chromium
+# and python3-websocket; it runs against OpenWrt's and LuCI's components
+# given by OPENWRT_ROOT (docs/testing.md), and says it was skipped without.
+.PHONY: deps-luci
+deps-luci:
+	@tests/deps_luci.sh
 
 demo: deps all
 	@tests/netns/demo.sh $(BUILD)
