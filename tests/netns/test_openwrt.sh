@@ -468,6 +468,16 @@ nt_expect_true "the file has it" grep -qF '{ name = "dsl"; interface = "wan1"; w
 hup_seen() { [ "$(reloads)" -gt "$n0" ]; }
 nt_expect_true "the daemon got a SIGHUP (netifd's log of it: wb_home ($PID3): ... reloaded)" nt_wait_for 5 hup_seen
 nt_expect_true "same pid ($PID3)" test -n "$PID3" -a "$(daemon_pid)" = "$PID3"
+# A change beyond the uplinks and the scheduler (a timer) takes a restart:
+# the service restarts the bond's interface, a new daemon runs it.
+uci_reload wanbond.home.probe_interval_ms=300
+new_daemon() { local p; p=$(daemon_pid); [ -n "$p" ] && [ "$p" != "$PID3" ]; }
+nt_expect_true "a timer changed (probe_interval_ms 300): wb_home restarted, a new daemon" nt_wait_for 20 new_daemon
+nt_expect_true "a timer changed: wb_home up again, the new daemon reaches the server" nt_wait_for 20 session_up
+nt_expect_true "a timer changed: the file has it" grep -q 'probe_interval_ms = 300;' /var/etc/wanbond/home.conf
+nt_expect_true "a timer changed: the service said why (the log)" \
+	nt_wait_for 5 grep -q 'wanbond: bond home: settings beyond its uplinks and scheduler changed: interface wb_home restarts it' "$SYSLOG"
+PID3=$(daemon_pid)
 
 # ---- d. wan's device changes --------------------------------------------------------------
 echo "d. wan's device changes to wan3 (/etc/config/network, ubus call network reload)"

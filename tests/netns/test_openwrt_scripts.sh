@@ -32,18 +32,23 @@
 #      capabilities file's three alone, no_new_privs), the session
 #      established, the update with the TUN device, its addresses and
 #      routes; teardown ends the daemon; without ujail, the daemon run
-#      directly;
-#      the init script's reload_service on that daemon: a UCI change gives
-#      a new file and a SIGHUP (the same daemon, the change in wanbond -j
-#      show), no change no SIGHUP, a broken value logged and the file
-#      kept; no daemon running: ubus brings the interface up;
+#      directly; a server bond: the handler waits on its peer's socket and
+#      gives netifd no device, the peer's own TUN device has its address;
+#      the init script's start_service (its reload too) on that daemon: an
+#      uplink's change gives a new file and a SIGHUP (the same daemon, the
+#      change in wanbond -j show), no change no SIGHUP, a broken value
+#      logged and the file kept, a timer's change a restart of the
+#      interface (ubus down and up, no SIGHUP), enabled 0 a restart (its
+#      setup refuses it); no daemon running: ubus brings up an interface
+#      the handler refused, never one the operator took down;
 #      the rpcd plugin, run as rpcd runs it: list; call status of a
 #      client's bond, one uplink switched off, a server's two bonds, a bond
 #      named in the arguments, a bad argument; uplink_set off and on, a bad
 #      uplink name, enabled missing, an uplink the bond has not; stats_reset;
 #      check of a good and a broken UCI; public_key; generate_key (a new
-#      key, the old one kept); restart (ubus down, then up; no interface:
-#      an error); and with the daemons stopped
+#      key, the old one kept; a key file outside the keys' directory
+#      neither read nor replaced); restart (ubus down, then up; no
+#      interface: an error); and with the daemons stopped
 #   d. the hotplug script: an ifdown switches its uplink off and an ifup
 #      back on; an uplink the operator switched off stays off through both
 # WANBOND_OPENWRT_FILES names another directory of these scripts (the ones
@@ -162,6 +167,9 @@ SH
 UCI_DIR=$NT_TMP/uci
 mkdir -p "$UCI_DIR"
 export UCI_DIR
+# /etc/config/network is always there on OpenWrt: here, until c) writes the
+# bond's interface, one with no interface of proto wanbond.
+printf "config interface 'loopback'\n\toption device 'lo'\n\toption proto 'static'\n" >"$UCI_DIR/network"
 for k in server home office; do nt_wb_keys "$k"; done
 
 # gen BOND OUT [DEVICES]: the generator under ash; its exit code.
@@ -894,7 +902,7 @@ json_uplink() { "$CLI" -d "$CDIR" -j show home | jq -r ".[0].uplinks[] | select(
 : >"$UBUS_LOG"
 home_uci | sed "s|option weight '1'|option weight '3'|" >"$UCI_DIR/wanbond"
 n=$(reloaded)
-init reload_service "$PROTO_DEVICES"
+init start_service "$PROTO_DEVICES"
 nt_wait_for 5 sh -c "[ \$(grep -c reloaded '$PROTO_RUN_LOG') -gt $n ]" || true
 sed 's/^/      init: /' "$PROCD_LOG"
 nt_expect_true "init reload, dsl's weight 1 -> 3 in UCI: the new file, a SIGHUP ('reloaded' in the daemon's log)" sh -c "
@@ -906,13 +914,13 @@ nt_expect_true "init reload: the same daemon (pid $HPID), its dsl of weight 3 (w
 n=$(reloaded)
 cp -p "$WB_CONF/home.conf" "$NT_TMP/home-run.before"
 touch -d '2001-01-01' "$WB_CONF/home.conf"
-init reload_service "$PROTO_DEVICES"
+init start_service "$PROTO_DEVICES"
 sleep 1
 nt_expect_true "init reload, nothing changed: no SIGHUP, the file untouched, no ubus call" sh -c "
 	[ \$(grep -c reloaded '$PROTO_RUN_LOG') -eq $n ] && [ \"\$(stat -c %Y '$WB_CONF/home.conf')\" -lt 1000000000 ] &&
 	[ ! -s '$UBUS_LOG' ]"
 home_uci | sed "s|option weight '1'|option weight '0'|" >"$UCI_DIR/wanbond"
-init reload_service "$PROTO_DEVICES"
+init start_service "$PROTO_DEVICES"
 sleep 1
 sed 's/^/      init: /' "$PROCD_LOG"
 nt_expect_true "init reload, a broken value (weight 0): logged, the file kept, no SIGHUP" sh -c "
@@ -920,6 +928,29 @@ nt_expect_true "init reload, a broken value (weight 0): logged, the file kept, n
 	cmp -s '$WB_CONF/home.conf' '$NT_TMP/home-run.before' && [ \$(grep -c reloaded '$PROTO_RUN_LOG') -eq $n ] &&
 	kill -0 '$HPID'"
 home_uci | sed "s|option weight '1'|option weight '3'|" >"$UCI_DIR/wanbond"
+# A change a SIGHUP does not apply (a timer): the interface restarted, no SIGHUP.
+home_uci | sed "s|option weight '1'|option weight '3'|; s|^config bond 'home'\$|&\n\toption probe_interval_ms '300'|" \
+	>"$UCI_DIR/wanbond"
+n=$(reloaded)
+: >"$UBUS_LOG"
+init start_service "$PROTO_DEVICES"
+sleep 1
+sed 's/^/      ubus got: /' "$UBUS_LOG"
+nt_expect_true "init reload, a timer changed: the file has it, wb_home down and up (a restart), no SIGHUP" sh -c "
+	grep -q 'probe_interval_ms = 300;' '$WB_CONF/home.conf' &&
+	[ \"\$(tr '\\n' ';' <'$UBUS_LOG')\" = 'call network.interface.wb_home down;call network.interface.wb_home up;' ] &&
+	[ \$(grep -c reloaded '$PROTO_RUN_LOG') -eq $n ] &&
+	grep -q 'settings beyond its uplinks and scheduler changed: interface wb_home restarts it' '$PROCD_LOG'"
+# The bond switched off (enabled 0) while its daemon runs: its interface restarted (the setup refuses it).
+home_uci | sed "s|option weight '1'|option weight '3'|; s|^config bond 'home'\$|&\n\toption probe_interval_ms '300'|;
+	0,/option enabled '1'/s//option enabled '0'/" \
+	>"$UCI_DIR/wanbond"
+: >"$UBUS_LOG"
+init start_service "$PROTO_DEVICES"
+nt_expect_true "init reload, enabled 0 with the daemon running: wb_home down and up (its setup refuses it)" \
+	test "$(tr '\n' ';' <"$UBUS_LOG")" = "call network.interface.wb_home down;call network.interface.wb_home up;"
+home_uci | sed "s|option weight '1'|option weight '3'|; s|^config bond 'home'\$|&\n\toption probe_interval_ms '300'|" \
+	>"$UCI_DIR/wanbond"
 
 # Down: the daemon ended; then a reload brings the interface up through ubus.
 proto_down wb_home
@@ -929,7 +960,7 @@ nt_expect_true "proto: teardown: kill_command wb_home, the daemon (pid $HPID) go
 # Down by the operator (ifdown: no error of the handler's): a reload leaves it down.
 printf '{\n\t"up": false,\n\t"pending": false,\n\t"autostart": false,\n\t"errors": [ ]\n}\n' >"$UBUS_LOG.status"
 : >"$UBUS_LOG"
-init reload_service "$PROTO_DEVICES"
+init start_service "$PROTO_DEVICES"
 sed 's/^/      ubus got: /' "$UBUS_LOG"
 nt_expect_true "init reload, no daemon, the operator's ifdown: the status asked, no up" \
 	test "$(cat "$UBUS_LOG")" = "call network.interface.wb_home status"
@@ -937,7 +968,7 @@ nt_expect_true "init reload, no daemon, the operator's ifdown: the status asked,
 printf '{\n\t"up": false,\n\t"errors": [\n\t\t{\n\t\t\t"subsystem": "wanbond",\n\t\t\t"code": "NO_UPLINK_UP"\n\t\t}\n\t]\n}\n' \
 	>"$UBUS_LOG.status"
 : >"$UBUS_LOG"
-init reload_service "$PROTO_DEVICES"
+init start_service "$PROTO_DEVICES"
 sed 's/^/      ubus got: /' "$UBUS_LOG"
 nt_expect_true "init reload, no daemon, the handler refused it (NO_UPLINK_UP): ubus call network.interface.wb_home up" \
 	test "$(tr '\n' ';' <"$UBUS_LOG")" = "call network.interface.wb_home status;call network.interface.wb_home up;"
@@ -953,6 +984,35 @@ nt_expect_true "proto: no ujail: wanbondd -c its file run directly, its session 
 	[ \$(grep -c 'session established' '$PROTO_RUN_LOG') -gt $n ]"
 nt_run lan ping -q -n -c 3 -i 0.1 -W 2 10.2.0.2 >/dev/null 2>&1 || true
 
+# A server bond: one control socket and one TUN device per peer. The handler
+# waits on the first peer's socket and gives netifd no device.
+HOME_HPID=$HPID HOME_SHELL=$PROTO_SHELL
+cp "$UCI_DIR/wanbond" "$NT_TMP/uci-wanbond.saved"
+cp "$PROTO_PID" "$PROTO_PID.saved"
+cat >"$UCI_DIR/wanbond" <<UCI
+config bond 'relay'
+	option role 'server'
+	option private_key_file '$NT_TMP/server.key'
+	option listen_port '51830'
+
+config peer 'far'
+	option bond 'relay'
+	option public_key '$(cat "$NT_TMP/office.pub")'
+	option tun_name 'wb-far'
+	list tun_address '10.255.9.1/30'
+UCI
+proto_up wb_relay relay
+nt_expect_true "proto, a server bond: setup 0 once its peer's socket answers (far.sock), the interface given no device" sh -c "
+	[ \"\$(cat '$PROTO_LOG.rc')\" = 0 ] && [ -S '$CDIR/far.sock' ] && grep -qx 'init_update \\* 1' '$PROTO_LOG' &&
+	! grep -q '^add_ipv' '$PROTO_LOG' && [ \"\$(tail -n 1 '$PROTO_LOG')\" = 'send_update wb_relay' ]"
+nt_expect_true "proto, a server bond: the peer's own TUN device wb-far, with its address" sh -c "
+	ip netns exec '$(nt_ns router)' ip -o addr show dev wb-far | grep -qF 'inet 10.255.9.1/30'"
+proto_down wb_relay
+nt_expect_true "proto, a server bond: teardown ends its daemon" sh -c "! kill -0 '${HPID:-0}' 2>/dev/null"
+cp "$NT_TMP/uci-wanbond.saved" "$UCI_DIR/wanbond"
+cp "$PROTO_PID.saved" "$PROTO_PID"
+HPID=$HOME_HPID PROTO_SHELL=$HOME_SHELL
+
 # rpc DIR ARGS...: the plugin as rpcd runs it, the arguments' JSON on stdin
 # ($RPC_IN); for the methods that read UCI, the doubles stand for
 # /lib/functions.sh (and network.sh), for ubus the double.
@@ -961,14 +1021,14 @@ rpc() {
 	local dir=$1; shift
 	printf '%s' "${RPC_IN-}" | WANBOND_CONTROL_DIR=$dir WANBOND_CLI=$CLI WANBOND_FUNCTIONS=$DOUBLES \
 		WANBOND_UCI_SH=$FILES/wanbond-uci.sh WANBOND_CONF_DIR=$RPC_CONF WANBONDD=$WBD WANBOND_UBUS=$UBUS_DOUBLE \
-		WB_DEVICES=$PROTO_DEVICES $ASH "$FILES/wanbond.rpcd" "$@"
+		WB_DEVICES=$PROTO_DEVICES WANBOND_KEY_DIR=${RPC_KEY_DIR:-$NT_TMP} $ASH "$FILES/wanbond.rpcd" "$@"
 }
 
 rpc "$CDIR" list >"$NT_TMP/list.json"
 echo "      list: $(cat "$NT_TMP/list.json")"
 nt_expect_true "list: status, check, public_key, uplink_set, stats_reset, restart, generate_key, with their arguments" \
 	jqt '. == {"status":{"bond":"str"},"check":{"bond":"str"},"public_key":{"bond":"str"},
-		"uplink_set":{"bond":"str","uplink":"str","enabled":"bool"},"stats_reset":{"bond":"str"},
+		"uplink_set":{"bond":"str","uplink":"str","enabled":true},"stats_reset":{"bond":"str"},
 		"restart":{"bond":"str"},"generate_key":{"bond":"str"}}' "$NT_TMP/list.json"
 
 RPC_IN='{}' rpc "$CDIR" call status >"$NT_TMP/status.json"
@@ -1047,7 +1107,16 @@ mkdir -p "$GEN"
 (umask 077 && "$WBD" --genkey >"$GEN/spare.key")
 cp -p "$GEN/spare.key" "$NT_TMP/spare.key.before"
 printf "\nconfig bond 'spare'\n\toption enabled '0'\n\toption private_key_file '%s'\n" "$GEN/spare.key" >>"$UCI_DIR/wanbond"
-RPC_IN='{"bond":"spare"}' rpc "$CDIR" call generate_key >"$NT_TMP/genkey.json"
+# A key file outside the keys' directory: neither read nor replaced (the
+# methods run as root for whoever may write UCI).
+RPC_IN='{"bond":"spare"}' rpc "$CDIR" call generate_key >"$NT_TMP/genkey-outside.json"
+RPC_IN='{"bond":"spare"}' rpc "$CDIR" call public_key >"$NT_TMP/pubkey-outside.json"
+echo "      generate_key, a key file outside the keys' directory: $(cat "$NT_TMP/genkey-outside.json")"
+nt_expect_true "generate_key and public_key, a key file outside the keys' directory: error objects, the file untouched" sh -c "
+	jq -e '.error | test(\"not a file of\")' '$NT_TMP/genkey-outside.json' >/dev/null &&
+	jq -e '.error | test(\"not a file of\")' '$NT_TMP/pubkey-outside.json' >/dev/null &&
+	cmp -s '$GEN/spare.key' '$NT_TMP/spare.key.before' && [ ! -e '$GEN/spare.key.old' ]"
+RPC_IN='{"bond":"spare"}' RPC_KEY_DIR=$GEN rpc "$CDIR" call generate_key >"$NT_TMP/genkey.json"
 echo "      generate_key: $(cat "$NT_TMP/genkey.json")"
 nt_expect_true "generate_key: a new key in the file (0600), its public key answered and in spare.pub, not the old one" sh -c "
 	new=\$('$WBD' --pubkey <'$GEN/spare.key') && [ -n \"\$new\" ] &&

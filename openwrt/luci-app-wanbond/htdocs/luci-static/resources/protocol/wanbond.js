@@ -45,7 +45,8 @@ return network.registerProtocol('wanbond', {
 
 		o.rmempty = false;
 		o.load = function(section_id) {
-			return uci.load('wanbond').then(L.bind(function() {
+			/* Without the wanbond ACL the list is empty, the form still there. */
+			return L.resolveDefault(uci.load('wanbond'), null).then(L.bind(function() {
 				uci.sections('wanbond', 'bond').forEach(L.bind(function(b) { this.value(b['.name']); }, this));
 				return form.ListValue.prototype.load.apply(this, [ section_id ]);
 			}, this));

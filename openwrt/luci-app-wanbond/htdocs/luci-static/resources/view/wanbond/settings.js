@@ -86,7 +86,7 @@ return view.extend({
 	handleGenerateKey: function(section_id) {
 		return new Promise(function(resolve) {
 			ui.showModal(_('A new key pair for bond %s?').format(section_id), [
-				E('p', _('The server knows this router by its public key: give it the new one, or the tunnel stops at the next handshake. The key of before is kept beside the new one (.old).')),
+				E('p', _('The server knows this router by its public key. The bond takes the new key when it restarts (Restart bond on the status page): give the server the new public key first, or the tunnel stops then. Every bond that uses this key file gets the new key. The key of before is kept beside it (.old).')),
 				E('div', { 'class': 'right' }, [
 					E('button', { 'class': 'btn cbi-button', 'click': function() { ui.hideModal(); resolve(); } }, _('Cancel')),
 					' ',
@@ -160,11 +160,13 @@ return view.extend({
 
 		o = s.taboption('general', form.Value, 'private_key_file', _('Private key file'));
 		o.placeholder = '/etc/wanbond/wanbond.key';
+		/* The key pair button reads and makes keys of /etc/wanbond only (the rpcd plugin). */
 		o.validate = function(section_id, value) {
-			return (!value || /^\/[^\0]+$/.test(value)) ? true : _('An absolute path');
+			return (!value || /^\/etc\/wanbond\/[A-Za-z0-9_][A-Za-z0-9_.-]*$/.test(value))
+				? true : _('A file of /etc/wanbond, such as /etc/wanbond/wanbond.key');
 		};
 
-		o = s.taboption('general', form.DummyValue, '_public_key', _('Public key'), _('Give it to the server.'));
+		o = s.taboption('general', form.DummyValue, '_public_key', _('Public key'), _('Give it to the other end: the server, or on a server each router.'));
 		o.rawhtml = true;
 		o.cfgvalue = function(section_id) {
 			var k = pub[section_id] || {};
@@ -180,6 +182,7 @@ return view.extend({
 		};
 
 		o = s.taboption('tunnel', form.Value, 'tun_name', _('TUN device'), _('Default: wb- and the bond\'s name.'));
+		o.depends('role', 'client');
 		o.datatype = 'and(maxlength(15),minlength(1))';
 		o.validate = function(section_id, value) {
 			return (!value || /^[A-Za-z0-9_.-]{1,15}$/.test(value)) ? true : _('1 to 15 of A-Z a-z 0-9 _ . -');
@@ -194,6 +197,7 @@ return view.extend({
 		o.depends('role', 'client');
 
 		o = s.taboption('tunnel', form.Value, 'tun_mtu', _('MTU'), _('0 or empty: from the uplinks\' path MTU.'));
+		o.depends('role', 'client');
 		o.placeholder = '0';
 		o.validate = function(section_id, value) {
 			return (!value || value == '0' || (/^[0-9]+$/.test(value) && +value >= 576 && +value <= 65468))

@@ -235,9 +235,10 @@ return view.extend({
 		});
 	},
 
-	renderUplinkRow: function(bondName, u, rate, color) {
+	renderUplinkRow: function(bondName, u, rate, color, server) {
 		var st = uplinkState(u);
-		var action = u.enabled
+		/* A server's uplinks are its peer's paths: they are switched on the router. */
+		var action = server ? '' : u.enabled
 			? E('button', { 'class': 'btn cbi-button cbi-button-negative', 'data-action': 'off',
 				'click': ui.createHandlerFn(this, 'handleUplinkSwitch', bondName, u.name, false) }, _('Switch off'))
 			: E('button', { 'class': 'btn cbi-button cbi-button-positive', 'data-action': 'on',
@@ -290,7 +291,7 @@ return view.extend({
 			E('th', { 'class': 'th' }, _('Path MTU')), E('th', { 'class': 'th right' }, _('Actions'))
 		]) ];
 		names.forEach(function(n, i) {
-			rows.push(self.renderUplinkRow(bondName, bond.uplinks[n], rates[n], COLORS[i % COLORS.length]));
+			rows.push(self.renderUplinkRow(bondName, bond.uplinks[n], rates[n], COLORS[i % COLORS.length], bond.role == 'server'));
 		});
 
 		return E('div', { 'class': 'cbi-section wanbond-bond', 'data-bond': bondName }, [
@@ -307,7 +308,8 @@ return view.extend({
 				E('button', { 'class': 'btn cbi-button cbi-button-action', 'data-action': 'reset',
 					'click': ui.createHandlerFn(this, 'handleStatsReset', bondName) }, _('Reset counters')),
 				' ',
-				E('button', { 'class': 'btn cbi-button cbi-button-negative', 'data-action': 'restart',
+				/* A server's bonds are its peers, all run by one interface: restarted in Network -> Interfaces. */
+				bond.role == 'server' ? '' : E('button', { 'class': 'btn cbi-button cbi-button-negative', 'data-action': 'restart',
 					'click': ui.createHandlerFn(this, 'handleRestart', bondName) }, _('Restart bond'))
 			])
 		]);
@@ -340,9 +342,28 @@ return view.extend({
 		var nodes = [];
 		var self = this;
 
-		if (status.error)
+		var configured = (checks.bonds || {});
+		var serverRuns = names.some(function(n) { return bonds[n].role == 'server'; });
+
+		if (status.error && names.length)
 			nodes.push(E('div', { 'class': 'alert-message warning wanbond-error' },
-				names.length ? '%s: %s'.format(status.error, status.detail || '') : _('No bond answers: %s.').format(status.error)));
+				status.detail ? '%s: %s'.format(status.error, status.detail) : status.error));
+		if (!names.length && !Object.keys(configured).length)
+			nodes.push(E('div', { 'class': 'alert-message notice wanbond-none' },
+				_('No bond is configured, or none is enabled: add one in Settings, with its network interface (protocol "wanbond").')));
+		/* The bonds that do not run, and why, as the check of their configuration says. */
+		Object.keys(configured).sort().forEach(function(n) {
+			var c = configured[n];
+
+			if (bonds[n] || (c.role == 'server' && serverRuns))
+				return;
+			nodes.push(E('div', { 'class': 'alert-message warning wanbond-not-running', 'data-bond': n }, [
+				E('strong', _('Bond %s is not running.').format(n)), ' ',
+				!c.ok ? _('Its configuration does not check: %s').format(c.error)
+					: c.waiting ? _('It waits for one of its uplinks\' interfaces to come up.')
+					: _('Its network interface (protocol "wanbond") is down or missing: see Network \u2192 Interfaces.')
+			]));
+		});
 		names.forEach(function(n) {
 			var rates = remember(n, bonds[n], now);
 
