@@ -56,10 +56,10 @@ class Flow:
         except Exception as e:  # a timeout or a page error: the check fails, the flow goes on
             return self.check(label, False, str(e).splitlines()[0])
 
-    def shot(self, name):
+    def shot(self, name, full_page=True):
         self.shot_no += 1
         path = os.path.join(self.shots, '%02d-%s.png' % (self.shot_no, name))
-        self.browser.screenshot(path, full_page=True)
+        self.browser.screenshot(path, full_page=full_page)
         print('      screenshot %s' % path, flush=True)
 
     def ctl(self, action):
@@ -154,7 +154,8 @@ class Flow:
         b = self.browser
         b.click('tr.wanbond-uplink[data-uplink="dsl"] button[data-action=off]')
         self.expect('switch off: LuCI\'s confirm dialog', "document.querySelector('.wanbond-confirm') != null")
-        self.shot('confirm-switch-off')
+        time.sleep(0.6)  # LuCI fades the dialog in
+        self.shot('confirm-switch-off', full_page=False)
         b.click('.wanbond-confirm')
         self.wait_daemon('switch off: the daemon reports dsl disabled by the operator',
                          lambda: not self.uplink('dsl')['enabled'])
