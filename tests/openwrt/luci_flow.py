@@ -59,6 +59,8 @@ class Flow:
     def shot(self, name, full_page=True):
         self.shot_no += 1
         path = os.path.join(self.shots, '%02d-%s.png' % (self.shot_no, name))
+        if full_page:  # from the top: LuCI's fixed header stays where it belongs
+            self.browser.eval('window.scrollTo(0, 0)')
         self.browser.screenshot(path, full_page=full_page)
         print('      screenshot %s' % path, flush=True)
 
