@@ -93,34 +93,12 @@ if [ -z "${WB_LUCI_PRIVATE:-}" ]; then
 fi
 
 # ---- in the private mount namespace: OpenWrt's file system with LuCI -------------------------
-mount -t tmpfs -o mode=0755 wanbond-luci "$WB_LUCI_DIR"
-for d in usr etc; do
-	mkdir -p "$WB_LUCI_DIR/$d.upper" "$WB_LUCI_DIR/$d.work"
-	mount -t overlay -o "lowerdir=/$d,upperdir=$WB_LUCI_DIR/$d.upper,workdir=$WB_LUCI_DIR/$d.work" overlay "/$d"
-done
+source tests/netns/openwrt_root.sh
+ow_private_root "$WB_LUCI_DIR"
+# LuCI's document root, and OpenWrt's /tmp (LuCI's caches, uci's staging).
 mount -t tmpfs -o mode=0755 www /www
-mount -t tmpfs -o mode=0755 var /var
 mount -t tmpfs -o mode=1777 tmp /tmp
-# A /dev of this test's own, so that what the package's scripts log (logger)
-# reaches this test's syslogd, never the host's; Chromium has its /dev/shm.
-mkdir -p "$WB_LUCI_DIR/hostdev"
-mount --bind /dev "$WB_LUCI_DIR/hostdev"
-mount -t tmpfs -o mode=0755 dev /dev
-for n in null zero full random urandom tty; do
-	touch "/dev/$n"
-	mount --bind "$WB_LUCI_DIR/hostdev/$n" "/dev/$n"
-done
-mkdir -p /dev/net /dev/pts /dev/shm
-touch /dev/net/tun
-mount --bind "$WB_LUCI_DIR/hostdev/net/tun" /dev/net/tun
-mount --bind "$WB_LUCI_DIR/hostdev/pts" /dev/pts
-mount -t tmpfs -o mode=1777 shm /dev/shm
-ln -s /proc/self/fd /dev/fd
-ln -s /proc/self/fd/0 /dev/stdin
-ln -s /proc/self/fd/1 /dev/stdout
-ln -s /proc/self/fd/2 /dev/stderr
-mkdir -p /var/run/ubus /var/log /var/lock /var/state /var/etc /tmp/.uci
-export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+mkdir -p /tmp/.uci
 
 # OpenWrt's and LuCI's files (OpenWrt's /bin, /sbin and /lib are /usr's here).
 cp -a "$ROOT/www/." /www/
@@ -129,21 +107,11 @@ cp -a "$ROOT/bin/." /usr/bin/
 cp -a "$ROOT/sbin/." /usr/sbin/
 cp -a "$ROOT/lib/." /usr/lib/
 cp -a "$ROOT/etc/." /etc/
-# OpenWrt's /bin/sh is busybox ash (rc.common and procd.sh need it).
-ln -sf busybox /usr/bin/sh
-FILES=openwrt/wanbond/files
 APP=openwrt/luci-app-wanbond
 # The packages, as their Makefiles install them, with this build's binaries.
-install -m 0755 "$NT_BUILD/bin/wanbondd" /usr/sbin/wanbondd
-install -m 0755 "$NT_BUILD/bin/wanbond" /usr/bin/wanbond
-install -D -m 0755 "$FILES/wanbond.init" /etc/init.d/wanbond
-install -D -m 0644 "$FILES/wanbond-uci.sh" /usr/share/wanbond/uci.sh
-install -D -m 0755 "$FILES/wanbond.proto" /usr/lib/netifd/proto/wanbond.sh
-install -D -m 0755 "$FILES/wanbond.rpcd" /usr/libexec/rpcd/wanbond
-install -D -m 0644 "$FILES/wanbond.acl.json" /usr/share/rpcd/acl.d/wanbond.json
+ow_install_wanbond "$NT_BUILD"
 cp -a "$APP/htdocs/." /www/
 cp -a "$APP/root/." /
-mkdir -p /etc/wanbond /etc/config
 (umask 077 && wanbondd --genkey >/etc/wanbond/wanbond.key)
 wanbondd --pubkey </etc/wanbond/wanbond.key >/etc/wanbond/wanbond.pub
 
@@ -168,43 +136,8 @@ config system
 	option hostname 'router'
 	option timezone 'UTC'
 UCI
-cat >/etc/config/network <<UCI
-config interface 'loopback'
-	option device 'lo'
-	option proto 'static'
-	option ipaddr '127.0.0.1'
-	option netmask '255.0.0.0'
-
-config interface 'lan'
-	option device 'lan0'
-	option proto 'static'
-	option ipaddr '10.1.0.1'
-	option netmask '255.255.255.0'
-
-config interface 'wan'
-	option device 'wan1'
-	option proto 'static'
-	option ipaddr '10.100.1.1'
-	option netmask '255.255.255.0'
-
-config interface 'wwan'
-	option device 'wan2'
-	option proto 'static'
-	option ipaddr '10.100.2.1'
-	option netmask '255.255.255.0'
-
-# The server by each uplink (netifd owns the devices' routes).
-config route
-	option interface 'wan'
-	option target '$NT_SERVER_ADDR/32'
-	option gateway '10.100.1.2'
-	option metric '1'
-
-config route
-	option interface 'wwan'
-	option target '$NT_SERVER_ADDR/32'
-	option gateway '10.100.2.2'
-	option metric '2'
+ow_router_network
+cat >>/etc/config/network <<'UCI'
 
 config interface 'wb_home'
 	option proto 'wanbond'

@@ -125,32 +125,8 @@ if [ -z "${WB_OW_PRIVATE:-}" ]; then
 fi
 
 # ---- in the private mount namespace: OpenWrt's file system ------------------------------
-mount -t tmpfs -o mode=0755 wanbond-openwrt "$WB_OW_DIR"
-for d in usr etc; do
-	mkdir -p "$WB_OW_DIR/$d.upper" "$WB_OW_DIR/$d.work"
-	mount -t overlay -o "lowerdir=/$d,upperdir=$WB_OW_DIR/$d.upper,workdir=$WB_OW_DIR/$d.work" overlay "/$d"
-done
-mount -t tmpfs -o mode=0755 var /var
-# A /dev of this test's own, so that the log of netifd, of the daemon it
-# runs and of the scripts (syslog) reaches this test's syslogd (the stand-in
-# of OpenWrt's logd), never the host's.
-mkdir -p "$WB_OW_DIR/hostdev"
-mount --bind /dev "$WB_OW_DIR/hostdev"
-mount -t tmpfs -o mode=0755 dev /dev
-for n in null zero full random urandom tty; do
-	touch "/dev/$n"
-	mount --bind "$WB_OW_DIR/hostdev/$n" "/dev/$n"
-done
-mkdir -p /dev/net /dev/pts /dev/shm
-touch /dev/net/tun
-mount --bind "$WB_OW_DIR/hostdev/net/tun" /dev/net/tun
-mount --bind "$WB_OW_DIR/hostdev/pts" /dev/pts
-ln -s /proc/self/fd /dev/fd
-ln -s /proc/self/fd/0 /dev/stdin
-ln -s /proc/self/fd/1 /dev/stdout
-ln -s /proc/self/fd/2 /dev/stderr
-mkdir -p /var/run/ubus /var/lock /var/state /var/etc /tmp/.uci
-export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+source tests/netns/openwrt_root.sh
+ow_private_root "$WB_OW_DIR"
 
 # OpenWrt's components (/lib, /sbin and /bin are /usr's on this machine).
 ow_install() { # FILE MODE: $ROOT/FILE where OpenWrt has it
@@ -167,18 +143,8 @@ ln -sf ifup /usr/sbin/ifdown
 cp -a "$ROOT/lib/netifd/." /usr/lib/netifd/ 2>/dev/null || { mkdir -p /usr/lib/netifd && cp -a "$ROOT/lib/netifd/." /usr/lib/netifd/; }
 [ -d "$ROOT/usr/lib/ucode" ] && cp -a "$ROOT/usr/lib/ucode" /usr/lib/
 cp -a "$ROOT"/lib/lib*.so* "$ROOT"/usr/lib/lib*.so* /usr/lib/ 2>/dev/null || true
-ln -sf busybox /usr/bin/sh
 # The package, as its Makefile installs it, with this build's binaries.
-install -m 0755 "$NT_BUILD/bin/wanbondd" /usr/sbin/wanbondd
-install -m 0755 "$NT_BUILD/bin/wanbond" /usr/bin/wanbond
-install -D -m 0755 "$FILES/wanbond.init" /etc/init.d/wanbond
-install -D -m 0644 "$FILES/wanbond.capabilities.json" /etc/capabilities/wanbond.json
-install -D -m 0644 "$FILES/wanbond-uci.sh" /usr/share/wanbond/uci.sh
-install -D -m 0644 "$FILES/wanbond.hotplug" /etc/hotplug.d/iface/30-wanbond
-install -D -m 0755 "$FILES/wanbond.proto" /usr/lib/netifd/proto/wanbond.sh
-install -D -m 0755 "$FILES/wanbond.defaults" /etc/uci-defaults/90-wanbond
-install -D -m 0755 "$FILES/wanbond.rpcd" /usr/libexec/rpcd/wanbond
-install -D -m 0644 "$FILES/wanbond.acl.json" /usr/share/rpcd/acl.d/wanbond.json
+ow_install_wanbond "$NT_BUILD"
 mkdir -p /usr/lib/opkg/info /etc/config /etc/rc.d
 printf '/etc/uci-defaults/90-wanbond\n' >/usr/lib/opkg/info/wanbond.list
 # No ujail here (procd built without it): the handler runs wanbondd itself.
@@ -189,58 +155,15 @@ source tests/netns/lib.sh
 # would all look stale (the outer shell cleaned the stale ones).
 nt_clean_stale() { :; }
 nt_init
-# jqt FILTER [FILE]: jq -e, quiet, and false on no input at all (jq -e gives
-# true there: an object that does not exist yet must not pass a check).
-jqt() {
-	local in
-	in=$(cat "${2:-/dev/stdin}") && [ -n "$in" ] && jq -e "$1" >/dev/null 2>&1 <<<"$in"
-}
 # nonempty FN / empty FN: FN's output, for nt_wait_for to ask again each time.
 nonempty() { [ -n "$("$@")" ]; }
 empty() { [ -z "$("$@")" ]; }
 ubus_() { nt_run router ubus "$@"; }
 
-# The router's netifd configuration: wan on wan1, wwan on wan2 (wan3 is
-# the device wan moves to in d.); netifd owns the devices' addresses and
-# routes (it flushes those lib.sh gave them when it claims a device), so
-# the server's address is routed by each uplink here.
-cat >/etc/config/network <<UCI
-config interface 'loopback'
-	option device 'lo'
-	option proto 'static'
-	option ipaddr '127.0.0.1'
-	option netmask '255.0.0.0'
-
-config interface 'lan'
-	option device 'lan0'
-	option proto 'static'
-	option ipaddr '10.1.0.1'
-	option netmask '255.255.255.0'
-
-config interface 'wan'
-	option device 'wan1'
-	option proto 'static'
-	option ipaddr '10.100.1.1'
-	option netmask '255.255.255.0'
-
-config interface 'wwan'
-	option device 'wan2'
-	option proto 'static'
-	option ipaddr '10.100.2.1'
-	option netmask '255.255.255.0'
-
-config route 'srv_wan'
-	option interface 'wan'
-	option target '$NT_SERVER_ADDR/32'
-	option gateway '10.100.1.2'
-	option metric '1'
-
-config route 'srv_wwan'
-	option interface 'wwan'
-	option target '$NT_SERVER_ADDR/32'
-	option gateway '10.100.2.2'
-	option metric '2'
-UCI
+# The router's netifd configuration (openwrt_root.sh): wan on wan1, wwan on
+# wan2 (wan3 is the device wan moves to in d.); the uci-defaults script (a.)
+# adds the bonds' interfaces.
+ow_router_network
 cat >/etc/config/firewall <<'UCI'
 config defaults
 	option input 'REJECT'
