@@ -44,7 +44,9 @@
 #      the rpcd plugin, run as rpcd runs it: list; call status of a
 #      client's bond, one uplink switched off, a server's two bonds, a bond
 #      named in the arguments, a bad argument; uplink_set off and on, a bad
-#      uplink name, enabled missing, an uplink the bond has not; stats_reset;
+#      uplink name, enabled missing, an uplink the bond has not; 300
+#      seeded random argument texts to five methods, each answered with a
+#      JSON object and no uplink switched; stats_reset;
 #      check of a good and a broken UCI; public_key; generate_key (a new
 #      key, the old one kept; a key file outside the keys' directory
 #      neither read nor replaced); restart (ubus down, then up; no
@@ -1074,6 +1076,47 @@ RPC_IN='{"bond":"home","uplink":"nosuch","enabled":false}' rpc "$CDIR" call upli
 echo "      uplink_set, an uplink the bond does not have: $(cat "$NT_TMP/set-none.json")"
 nt_expect_true "uplink_set, an uplink the bond does not have: the CLI's error as an error object" \
 	jqt '(.error | length > 0) and .code != 0 and has("detail")' "$NT_TMP/set-none.json"
+
+# The plugin parses its arguments from whoever the ACL lets call it: 300
+# seeded random argument texts (quotes, backslashes, newlines, control and
+# non-ASCII bytes, keys repeated or missing, names of no uplink of the bond)
+# to each method that parses a name or a switch. Each answer must be one
+# JSON object, an error or "ok", and no uplink switched.
+ARGS_DIR=$NT_TMP/rpc-args
+python3 - "$ARGS_DIR" <<'PY'
+import os, random, sys
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+rnd = random.Random(27)
+atoms = ['"', '\\', '\\"', '\n', '\t', ':', ',', '{', '}', '[', ']', ' ', 'bond', 'uplink', 'enabled',
+         'home', 'true', 'false', '1', '0', 'no/such', 'x' * 40, '\u00e9', '\x01', '$(id)', '`id`', ';', "'", 'null']
+for i in range(300):
+    parts = ['{']
+    for _ in range(rnd.randint(0, 4)):
+        key = rnd.choice(['bond', 'uplink', 'enabled', 'other', ''.join(rnd.choice(atoms) for _ in range(2))])
+        val = rnd.choice(['"home"', '"nosuch"', 'true', 'false', '"' + ''.join(rnd.choice(atoms) for _ in range(rnd.randint(0, 5))) + '"',
+                          ''.join(rnd.choice(atoms) for _ in range(rnd.randint(0, 3)))])
+        parts.append('"%s": %s,' % (key, val))
+    text = ''.join(parts).rstrip(',') + rnd.choice(['}', '', '}}', '\n}'])
+    if rnd.random() < 0.2:
+        text = ''.join(rnd.choice(atoms) for _ in range(rnd.randint(0, 12)))
+    with open(os.path.join(out, '%03d' % i), 'wb') as f:
+        f.write(text.encode('utf-8', 'surrogateescape'))
+PY
+switches_before=$("$CLI" -d "$CDIR" -j show home | jq -c '[.[0].uplinks[] | [.name, .enabled]]')
+bad_answers=0
+for f in "$ARGS_DIR"/*; do
+	for m in uplink_set stats_reset status public_key check; do
+		# uplink_set with an uplink of the bond would be a real switch: those are left out.
+		[ "$m" = uplink_set ] && grep -qE '"uplink"[[:space:]]*:[[:space:]]*"(dsl|lte)"' "$f" && continue
+		out=$(RPC_IN=$(cat "$f") rpc "$CDIR" call "$m" 2>/dev/null)
+		jq -e 'type == "object" and (has("error") or has("ok") or has("bonds") or has("public_key"))' <<<"$out" \
+			>/dev/null 2>&1 || { bad_answers=$((bad_answers + 1)); echo "      $m $(head -c 80 "$f" | tr '\n' ' '): $out" | head -c 300; }
+	done
+done
+nt_expect_range "300 random argument texts to 5 methods: answers that are no JSON object of the kind" "$bad_answers" 0 0
+nt_expect_true "300 random argument texts: no uplink switched" \
+	test "$("$CLI" -d "$CDIR" -j show home | jq -c '[.[0].uplinks[] | [.name, .enabled]]')" = "$switches_before"
 
 # stats_reset: the counters from zero.
 nt_run lan ping -q -n -c 50 -i 0.02 -W 2 10.2.0.2 >/dev/null 2>&1 || true
