@@ -20,9 +20,6 @@
 #define MIN_HOLD_NS 100000000ULL
 #define MAX_HOLD_NS 5000000000ULL
 #define HOLD_MARGIN_NS 200000000ULL
-#define BOND_RTO_MIN_NS 200000000ULL
-#define BOND_RTO_MAX_BACKOFF 6
-#define PMTU_MIN_TIMEOUT_NS 100000000ULL
 #define POOL_FULL_LOG_NS 10000000000ULL /* a packet without a buffer is said at most this often */
 
 void wb_bond_log(const struct wb_bond *b, enum wb_log_level level, const struct wb_uplink *u, const char *fmt, ...)
@@ -328,7 +325,7 @@ static bool body_is_valid(const uint8_t *body, size_t len, bool *ack_eliciting, 
 	return rc == 0;
 }
 
-static void deliver_ip(void *ctx, const uint8_t *ip, size_t len)
+void wb_bond_deliver_ip(void *ctx, const uint8_t *ip, size_t len)
 {
 	struct wb_bond *b = ctx;
 
@@ -384,7 +381,7 @@ static bool on_data_frame(struct wb_bond *b, struct wb_uplink *u, const struct w
 	bool taken = true;
 
 	u->c.rx_ip_packets++;
-	switch (wb_reorder_receive(&b->rcv, dsn, f->data.data, (uint16_t)f->data.len, now, &b->pool, deliver_ip, b)) {
+	switch (wb_reorder_receive(&b->rcv, dsn, f->data.data, (uint16_t)f->data.len, now, &b->pool, wb_bond_deliver_ip, b)) {
 	case WB_REORDER_DUPLICATE:
 		b->c.rx_duplicates++;
 		break;
@@ -407,7 +404,7 @@ static bool on_data_frame(struct wb_bond *b, struct wb_uplink *u, const struct w
 }
 
 /* A search ended: said when it changed what the path takes, and counted when it found less than before. */
-static void pmtu_search_ended(struct wb_bond *b, struct wb_uplink *u, uint32_t before)
+void wb_bond_pmtu_search_ended(struct wb_bond *b, struct wb_uplink *u, uint32_t before)
 {
 	if (before && u->pmtu.settled < before)
 		u->c.pmtu_lowered++;
@@ -446,7 +443,7 @@ static void on_pmtu_ack(struct wb_bond *b, struct wb_uplink *u, uint16_t size, u
 
 	wb_pmtu_on_answer(&u->pmtu, size, now);
 	if (searching && !u->pmtu.searching)
-		pmtu_search_ended(b, u, settled);
+		wb_bond_pmtu_search_ended(b, u, settled);
 	wb_bond_timers_changed(b);
 }
 
@@ -638,185 +635,6 @@ uint64_t wb_bond_hold_ns(const struct wb_bond *b)
 		return WB_NSEC_PER_SEC;
 	worst += HOLD_MARGIN_NS;
 	return worst < MIN_HOLD_NS ? MIN_HOLD_NS : worst > MAX_HOLD_NS ? MAX_HOLD_NS : worst;
-}
-
-/* The bond's own timeout: twice the slowest uplink's probe timeout, doubled per expiry in a row. */
-static uint64_t bond_rto(const struct wb_bond *b)
-{
-	uint64_t worst = BOND_RTO_MIN_NS;
-
-	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
-		const struct wb_uplink *u = &b->uplinks[i];
-
-		if (wb_uplink_usable(u) && 2 * wb_recovery_pto(&u->rtt) > worst)
-			worst = 2 * wb_recovery_pto(&u->rtt);
-	}
-	return worst << b->rto_backoff;
-}
-
-static uint64_t bond_rto_deadline(const struct wb_bond *b)
-{
-	return b->current && b->snd.una < b->snd.nxt ? b->progress_ns + bond_rto(b) : UINT64_MAX;
-}
-
-/* Nothing delivered for a bond timeout: the scheduler resends from snd_una. */
-static void bond_timeout(struct wb_bond *b, uint64_t now)
-{
-	b->c.bond_timeouts++;
-	wb_sched_on_bond_timeout(b, now);
-	if (b->rto_backoff < BOND_RTO_MAX_BACKOFF)
-		b->rto_backoff++;
-	b->progress_ns = now;
-}
-
-/* Silence starts at the last answer, or when the uplink could first send; state changes do not restart it. */
-static uint64_t quiet_since(const struct wb_uplink *u)
-{
-	return u->last_answer_ns > u->available_since_ns ? u->last_answer_ns : u->available_since_ns;
-}
-
-/*
- * When silence takes the uplink a step down (up to stale, stale or probing
- * to down), UINT64_MAX in a state silence does not change: the one place
- * that says it, for the tick that acts and the deadline that wakes it.
- */
-static uint64_t silence_step_due(const struct wb_bond *b, const struct wb_uplink *u, enum wb_uplink_state *to)
-{
-	const struct wb_timers *t = &b->dev->p.timers;
-
-	switch (u->state) {
-	case WB_UPLINK_UP:
-		*to = WB_UPLINK_STALE;
-		return quiet_since(u) + wb_uplink_stale_after(u, t->probe_interval_ns) + 1;
-	case WB_UPLINK_STALE:
-	case WB_UPLINK_PROBING:
-		*to = WB_UPLINK_DOWN;
-		return quiet_since(u) + t->uplink_timeout_ns + 1;
-	case WB_UPLINK_DOWN:
-		break;
-	}
-	return UINT64_MAX;
-}
-
-static void tick_liveness(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
-{
-	enum wb_uplink_state to;
-	char why[64];
-
-	if (b->current && now >= u->next_probe_ns)
-		wb_bond_send_probe(b, u, now);
-	if (now < silence_step_due(b, u, &to))
-		return;
-	snprintf(why, sizeof(why), "no answer for %llu ms", (unsigned long long)((now - quiet_since(u)) / 1000000));
-	wb_bond_uplink_transition(b, u, to, now, why);
-}
-
-/* How long a path MTU probe's answer may take: a probe timeout, and never under 100 ms (1 s before an RTT is known). */
-static uint64_t pmtu_timeout(const struct wb_uplink *u)
-{
-	uint64_t t = u->rtt.has_sample ? wb_recovery_pto(&u->rtt) : WB_NSEC_PER_SEC;
-
-	return t > PMTU_MIN_TIMEOUT_NS ? t : PMTU_MIN_TIMEOUT_NS;
-}
-
-static void tick_pmtu(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
-{
-	bool later_acked = u->rec->has_acked && u->rec->largest_acked > u->pmtu.probe_pn;
-	bool searching = u->pmtu.searching;
-	uint32_t settled = u->pmtu.settled, size = 0;
-
-	switch (wb_pmtu_tick(&u->pmtu, now, pmtu_timeout(u), later_acked, &size)) {
-	case WB_PMTU_PROBE:
-		wb_bond_send_pmtu_probe(b, u, size, now);
-		break;
-	case WB_PMTU_NUDGE:
-		wb_bond_send_probe(b, u, now); /* its answer tells whether the path carries anything now */
-		break;
-	case WB_PMTU_WAIT:
-		break;
-	}
-	if (searching && !u->pmtu.searching)
-		pmtu_search_ended(b, u, settled);
-}
-
-static void tick_uplink(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
-{
-	struct wb_recovery_events ev = wb_bond_recovery_events(b, u);
-
-	if (now >= wb_recovery_deadline(u->rec, &u->rtt) && wb_recovery_on_timer(u->rec, &u->rtt, &u->cc, now, &ev)) {
-		/* Two probe timeouts without an ack: no new data goes there until it answers again. */
-		if (u->rec->timed_out && u->state == WB_UPLINK_UP)
-			wb_bond_uplink_transition(b, u, WB_UPLINK_STALE, now, "nothing acked for two probe timeouts");
-		if (b->current)
-			wb_bond_send_probe(b, u, now); /* something must elicit an ack */
-		wb_bond_check_black_hole(b, u, now);
-	}
-	tick_liveness(b, u, now);
-	if (b->current && u->state == WB_UPLINK_UP)
-		tick_pmtu(b, u, now);
-}
-
-/* Gives back the pool's memory beyond what the last window or two of use needed. */
-static void trim_pool(struct wb_bond *b, uint64_t now)
-{
-	uint64_t freed = wb_pktbuf_trim(&b->pool, now);
-
-	if (freed)
-		wb_bond_log(b, WB_LOG_DEBUG, NULL, "packet pool: %llu KiB given back, %llu KiB kept (%u buffers in use)",
-			    (unsigned long long)kib(freed), (unsigned long long)kib(wb_pktbuf_memory(&b->pool)),
-			    b->pool.in_use);
-}
-
-void wb_bond_tick(struct wb_bond *b, uint64_t now)
-{
-	wb_handshake_tick(b, now);
-	for (int i = 0; i < WB_MAX_UPLINKS; i++)
-		if (b->uplinks[i].exists && b->uplinks[i].available)
-			tick_uplink(b, &b->uplinks[i], now);
-	wb_reorder_skip_due(&b->rcv, now, wb_bond_hold_ns(b), &b->pool, deliver_ip, b);
-	if (b->rcv.skipped != b->c.reorder_skips) {
-		uint64_t skipped = b->rcv.skipped - b->c.reorder_skips;
-
-		wb_bond_log(b, WB_LOG_INFO, NULL, "gave up %llu missing packets after %llu ms, at DSN %llu",
-			    (unsigned long long)skipped, (unsigned long long)(wb_bond_hold_ns(b) / 1000000),
-			    (unsigned long long)b->rcv.nxt);
-		b->c.reorder_skips = b->rcv.skipped;
-		wb_bond_event(b, &(struct wb_event){ .type = WB_EVENT_REORDER_SKIP, .count = skipped });
-		b->bond_ack_pending = true;
-	}
-	if (now >= bond_rto_deadline(b))
-		bond_timeout(b, now);
-	wb_bond_push(b, now);
-	trim_pool(b, now);
-	wb_bond_sync_pool(b);
-}
-
-static uint64_t uplink_deadline(const struct wb_bond *b, const struct wb_uplink *u)
-{
-	enum wb_uplink_state to;
-	uint64_t due = b->current ? u->next_probe_ns : UINT64_MAX;
-
-	due = wb_min_u64(due, silence_step_due(b, u, &to));
-	due = wb_min_u64(due, wb_recovery_deadline(u->rec, &u->rtt));
-	if (b->current && u->state == WB_UPLINK_UP)
-		due = wb_min_u64(due, wb_pmtu_deadline(&u->pmtu));
-	/* Acks go out only under a session (wb_bond_push): without one, an ack's time would stay due. */
-	if (b->current && u->ackgen.deadline_ns)
-		due = wb_min_u64(due, u->ackgen.deadline_ns);
-	return due;
-}
-
-uint64_t wb_bond_deadline(const struct wb_bond *b)
-{
-	uint64_t due = wb_handshake_deadline(b);
-
-	for (int i = 0; i < WB_MAX_UPLINKS; i++)
-		if (b->uplinks[i].exists && b->uplinks[i].available)
-			due = wb_min_u64(due, uplink_deadline(b, &b->uplinks[i]));
-	due = wb_min_u64(due, wb_reorder_deadline(&b->rcv, wb_bond_hold_ns(b)));
-	due = wb_min_u64(due, bond_rto_deadline(b));
-	due = wb_min_u64(due, wb_pktbuf_deadline(&b->pool));
-	return wb_min_u64(due, b->pace_wake_ns);
 }
 
 /* ---- sessions and uplinks --------------------------------------------------------- */

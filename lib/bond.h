@@ -103,8 +103,6 @@ void wb_bond_destroy(struct wb_bond *b);
 /* A data message, opened with kp (a CLOSE in it ends kp's session and those before). */
 void wb_bond_on_data(struct wb_bond *b, uint64_t now, const struct wb_keypair *kp, const struct wb_endpoint *from,
 		     uint8_t uplink, uint64_t pn, const uint8_t *body, size_t len);
-void wb_bond_tick(struct wb_bond *b, uint64_t now);
-uint64_t wb_bond_deadline(const struct wb_bond *b);
 /* A session began (a handshake finished): probe every uplink now; hint answered the handshake. */
 void wb_bond_session_started(struct wb_bond *b, uint64_t now, int hint_uplink);
 /* The session ended (expired, or closed by the peer): the uplinks go down with it. */
@@ -117,6 +115,19 @@ void wb_bond_log(const struct wb_bond *b, enum wb_log_level level, const struct 
 const struct wb_uplink *wb_bond_uplink(const struct wb_bond *b, unsigned i);
 /* Whether only backups carry traffic: no active uplink is usable, and a backup is. */
 bool wb_bond_on_backup(const struct wb_bond *b);
+
+/* Delivers an IP packet the reorder buffer releases to the embedder, if its source is allowed (wb_deliver_fn). */
+void wb_bond_deliver_ip(void *ctx, const uint8_t *ip, size_t len);
+/* A path MTU search ended on u; before is what it had settled on until then. */
+void wb_bond_pmtu_search_ended(struct wb_bond *b, struct wb_uplink *u, uint32_t before);
+
+/* bond_timers.c: every timer of the bond, declared once (due and action). */
+/* Runs the timers that are due, and those that look at every tick. */
+void wb_bond_tick(struct wb_bond *b, uint64_t now);
+/* The earliest due of them: when wb_bond_tick has work. */
+uint64_t wb_bond_deadline(const struct wb_bond *b);
+/* The acks due on every uplink: at the end of the sending, where none found a data packet to ride on. */
+void wb_bond_send_due_acks(struct wb_bond *b, uint64_t now);
 
 /* bond_event.c: tells the caller (its ops' event), if it listens. */
 void wb_bond_event(struct wb_bond *b, const struct wb_event *ev);
@@ -150,6 +161,8 @@ void wb_bond_send_probe_ack(struct wb_bond *b, struct wb_uplink *u, const struct
 void wb_bond_send_close(struct wb_bond *b, struct wb_uplink *u, uint64_t now);
 /* A path MTU probe: a datagram of size bytes, padded. */
 void wb_bond_send_pmtu_probe(struct wb_bond *b, struct wb_uplink *u, uint32_t size, uint64_t now);
+/* An ack-only message (with the bond ack when due) on u, whose ack is due. */
+void wb_bond_send_ack(struct wb_bond *b, struct wb_uplink *u, uint64_t now);
 /* Its answer: the size of the datagram it came in. */
 void wb_bond_send_pmtu_ack(struct wb_bond *b, struct wb_uplink *u, uint16_t size, uint64_t now);
 /* The next time the push loop has work that only pacing holds back, UINT64_MAX if none. */

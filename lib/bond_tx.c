@@ -319,7 +319,7 @@ static bool send_new(struct wb_bond *b, uint64_t now, uint16_t reserved)
 }
 
 /* An ack-only message (with the bond ack when due) on an uplink whose ack is due. */
-static void send_ack(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
+void wb_bond_send_ack(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
 {
 	uint8_t *buf = datagram_buffer(b, u);
 	size_t n = add_acks(b, u, buf + WB_DATA_HEADER_LEN, 0, now);
@@ -380,9 +380,8 @@ void wb_bond_push(struct wb_bond *b, uint64_t now)
 			wb_recovery_note_app_limited(u->rec);
 		else if (backlog && wb_uplink_usable(u) && u->cc.ops->on_backlog)
 			u->cc.ops->on_backlog(&u->cc, now, backlog);
-		if (u->exists && u->available && wb_ackgen_due(&u->ackgen, now))
-			send_ack(b, u, now);
 	}
+	wb_bond_send_due_acks(b, now);
 	b->pace_wake_ns = wb_bond_pacing_wake(b, now);
 	wb_bond_timers_changed(b);
 }

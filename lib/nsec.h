@@ -10,6 +10,8 @@
 #include <stdint.h>
 
 #define WB_NSEC_PER_SEC 1000000000ULL
+#define WB_NSEC_PER_MSEC 1000000ULL
+#define WB_NSEC_PER_USEC 1000ULL
 
 /* The smaller of two: the earlier of two deadlines, mostly. */
 static inline uint64_t wb_min_u64(uint64_t a, uint64_t b)
