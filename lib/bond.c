@@ -183,7 +183,6 @@ void wb_bond_uplink_transition(struct wb_bond *b, struct wb_uplink *u, enum wb_u
 	/* Back from stale: was it a black hole that left only its small probes acked? */
 	if (to == WB_UPLINK_UP && from == WB_UPLINK_STALE && !u->pmtu.searching)
 		wb_pmtu_suspect(&u->pmtu, now);
-	wb_bond_timers_changed(b);
 	wb_bond_log(b, to == WB_UPLINK_UP || to == WB_UPLINK_DOWN ? WB_LOG_NOTICE : WB_LOG_INFO, u, "%s -> %s (%s)",
 		    wb_uplink_state_name(from), wb_uplink_state_name(to), why);
 	wb_bond_event(b, &(struct wb_event){ .type = WB_EVENT_UPLINK_STATE, .uplink = u->name, .from = from, .to = to,
@@ -301,8 +300,7 @@ static struct wb_uplink *uplink_for_rx(struct wb_bond *b, uint8_t id, const stru
 			u->available_since_ns = now;
 		u->available = true;
 		u->next_probe_ns = now;
-		wb_bond_timers_changed(b);
-	}
+		}
 	return u;
 }
 
@@ -421,7 +419,6 @@ void wb_bond_check_black_hole(struct wb_bond *b, struct wb_uplink *u, uint64_t n
 		return;
 	wb_bond_log(b, WB_LOG_NOTICE, u, "datagrams of %u bytes vanish while small ones pass: down to %u, searching", was,
 		    u->pmtu.size);
-	wb_bond_timers_changed(b);
 }
 
 static void on_ack_frame(struct wb_bond *b, struct wb_uplink *u, const struct wb_ack *ack, uint64_t now)
@@ -444,7 +441,6 @@ static void on_pmtu_ack(struct wb_bond *b, struct wb_uplink *u, uint16_t size, u
 	wb_pmtu_on_answer(&u->pmtu, size, now);
 	if (searching && !u->pmtu.searching)
 		wb_bond_pmtu_search_ended(b, u, settled);
-	wb_bond_timers_changed(b);
 }
 
 /* Entries about to leave the send buffer: their holders carry one copy less to account for. */
@@ -603,6 +599,7 @@ int wb_bond_send_ip(struct wb_bond *b, uint64_t now, const uint8_t *ip, size_t l
 	wb_txq_push(&b->txq, buf, (uint16_t)len, now);
 	wb_bond_push(b, now);
 	wb_bond_sync_pool(b);
+	wb_bond_timers_changed(b);
 	return 0;
 }
 

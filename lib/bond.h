@@ -182,11 +182,13 @@ void wb_bond_peer_restarted(struct wb_bond *b, uint64_t now);
 /* handshake.c */
 void wb_handshake_tick(struct wb_bond *b, uint64_t now);
 uint64_t wb_handshake_deadline(const struct wb_bond *b);
-void wb_handshake_on_initiation(struct wb_device *d, uint64_t now, const struct wb_endpoint *from,
-				uint8_t *buf, size_t len);
-void wb_handshake_on_response(struct wb_device *d, uint64_t now, unsigned sock, const struct wb_endpoint *from,
-			      uint8_t *buf, size_t len);
-void wb_handshake_on_cookie(struct wb_device *d, uint64_t now, unsigned sock, const uint8_t *buf, size_t len);
+/* The handshake messages: each returns the bond it acted on, NULL if none (the device marks its timers). */
+struct wb_bond *wb_handshake_on_initiation(struct wb_device *d, uint64_t now, const struct wb_endpoint *from,
+					   uint8_t *buf, size_t len);
+struct wb_bond *wb_handshake_on_response(struct wb_device *d, uint64_t now, unsigned sock,
+					 const struct wb_endpoint *from, uint8_t *buf, size_t len);
+struct wb_bond *wb_handshake_on_cookie(struct wb_device *d, uint64_t now, unsigned sock, const uint8_t *buf,
+				       size_t len);
 /* The initiator used the responder's next session: it becomes current. */
 void wb_handshake_confirm(struct wb_bond *b, uint64_t now);
 /* Drops every session and the handshake in flight (bond teardown, or a CLOSE). */

@@ -55,7 +55,6 @@ void wb_bond_peer_restarted(struct wb_bond *b, uint64_t now)
 	b->c.peer_restarts++;
 	b->c.restart_drops += unacked + held;
 	wb_bond_sync_pool(b);
-	wb_bond_timers_changed(b);
 	wb_bond_log(b, WB_LOG_NOTICE, NULL,
 		    "the peer restarted: the reliable layer starts over (%llu packets unacknowledged and %u held given up)",
 		    (unsigned long long)unacked, held);

@@ -383,7 +383,6 @@ void wb_bond_push(struct wb_bond *b, uint64_t now)
 	}
 	wb_bond_send_due_acks(b, now);
 	b->pace_wake_ns = wb_bond_pacing_wake(b, now);
-	wb_bond_timers_changed(b);
 }
 
 /*
@@ -466,7 +465,6 @@ void wb_bond_send_probe(struct wb_bond *b, struct wb_uplink *u, uint64_t now)
 	 */
 	if (seal_and_send(b, u, buf, n, now, WB_NO_DSN, true, !u->rec->bytes_in_flight) >= 0)
 		u->c.probes_sent++;
-	wb_bond_timers_changed(b);
 }
 
 void wb_bond_send_pmtu_probe(struct wb_bond *b, struct wb_uplink *u, uint32_t size, uint64_t now)

@@ -178,8 +178,9 @@ static void refresh_cookie_secret(struct wb_device *d, uint64_t now)
 	wb_wipe(secret, sizeof(secret));
 }
 
-static void on_data(struct wb_device *d, uint64_t now, const struct wb_endpoint *from,
-		    uint8_t *buf, size_t len)
+/* Returns the bond the message acted on, NULL if none. */
+static struct wb_bond *on_data(struct wb_device *d, uint64_t now, const struct wb_endpoint *from, uint8_t *buf,
+			       size_t len)
 {
 	struct wb_index_entry *e = wb_index_find(&d->index, wb_data_receiver_index(buf));
 	struct wb_keypair *kp;
@@ -188,57 +189,71 @@ static void on_data(struct wb_device *d, uint64_t now, const struct wb_endpoint 
 
 	if (!e || e->kind != WB_INDEX_KEYPAIR) {
 		d->c.unknown_index++;
-		return;
+		return NULL;
 	}
 	b = e->bond;
 	kp = e->keypair;
 	n = wb_keypair_open(kp, buf, len);
 	if (n == -EALREADY) {
 		b->c.replays++;
-		return;
+		return NULL;
 	}
 	if (n < 0) {
 		b->c.auth_failures++;
-		return;
+		return NULL;
 	}
 	if (kp == b->next)
 		wb_handshake_confirm(b, now);
 	wb_bond_on_data(b, now, kp, from, wb_data_uplink(buf), wb_data_counter(buf), buf + WB_DATA_HEADER_LEN, (size_t)n);
 	wb_bond_sync_pool(b);
+	return b;
 }
 
-void wb_device_receive(struct wb_device *d, uint64_t now, unsigned sock, const struct wb_endpoint *from,
-		       uint8_t *buf, size_t len)
+/* The bond a datagram acted on, NULL if none (too short, unknown, refused). */
+static struct wb_bond *dispatch(struct wb_device *d, uint64_t now, unsigned sock, const struct wb_endpoint *from,
+				uint8_t *buf, size_t len)
 {
-	d->c.rx_datagrams++;
-	if (!len) {
-		d->c.short_or_unknown++;
-		return;
-	}
 	switch (buf[0]) {
 	case WB_MSG_INITIATION:
 		if (len != sizeof(struct wb_msg_initiation) || !d->p.server)
 			break;
 		refresh_cookie_secret(d, now);
-		wb_handshake_on_initiation(d, now, from, buf, len);
-		return;
+		return wb_handshake_on_initiation(d, now, from, buf, len);
 	case WB_MSG_RESPONSE:
 		if (len != sizeof(struct wb_msg_response))
 			break;
-		wb_handshake_on_response(d, now, sock, from, buf, len);
-		return;
+		return wb_handshake_on_response(d, now, sock, from, buf, len);
 	case WB_MSG_COOKIE:
 		if (len != sizeof(struct wb_msg_cookie))
 			break;
-		wb_handshake_on_cookie(d, now, sock, buf, len);
-		return;
+		return wb_handshake_on_cookie(d, now, sock, buf, len);
 	case WB_MSG_DATA:
 		if (len < WB_DATA_OVERHEAD)
 			break;
-		on_data(d, now, from, buf, len);
-		return;
+		return on_data(d, now, from, buf, len);
 	}
 	d->c.short_or_unknown++;
+	return NULL;
+}
+
+/*
+ * An entry point of the library: the timers of the bond the datagram acted
+ * on may have moved. Here, once, rather than in every function inside that
+ * moves one (bond_timers.c).
+ */
+void wb_device_receive(struct wb_device *d, uint64_t now, unsigned sock, const struct wb_endpoint *from,
+		       uint8_t *buf, size_t len)
+{
+	struct wb_bond *b;
+
+	d->c.rx_datagrams++;
+	if (!len) {
+		d->c.short_or_unknown++;
+		return;
+	}
+	b = dispatch(d, now, sock, from, buf, len);
+	if (b)
+		wb_bond_timers_changed(b);
 }
 
 /* The bond's deadline may have moved since it was computed. */

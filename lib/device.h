@@ -50,7 +50,13 @@ static inline void wb_device_timers_changed(struct wb_device *d)
 	d->every_bond_stale = true;
 }
 
-/* This bond's timers changed: its deadline is computed again before sleeping. */
+/*
+ * This bond's timers may have changed: its deadline is computed again before
+ * sleeping. Called only where the embedder calls in (wb_device_receive,
+ * wb_device_tick, the wb_bond_* functions that change a bond), once on the
+ * way out: any function inside may move any timer (bond_timers.c), and the
+ * library does nothing between the embedder's calls.
+ */
 static inline void wb_bond_timers_changed(struct wb_bond *b)
 {
 	b->deadline_stale = true;

@@ -60,7 +60,6 @@ bool wb_handshake_close(struct wb_bond *b, const struct wb_keypair *kp)
 	clear_pending(b);
 	free_session(b, &b->previous);
 	free_session(b, &b->current);
-	wb_bond_timers_changed(b);
 	return true;
 }
 
@@ -104,7 +103,6 @@ static void initiate(struct wb_bond *b, uint64_t now)
 	uint32_t index;
 
 	b->hs_sent_ns = now; /* without an uplink, try again after the retry time */
-	wb_bond_timers_changed(b);
 	if (!u)
 		return;
 	clear_pending(b);
@@ -265,7 +263,6 @@ static void respond(struct wb_bond *b, struct wb_noise_handshake *hs, const stru
 	free_session(b, &b->next);
 	b->next = kp;
 	d->ops.send(d->ctx, 0, from, (const uint8_t *)&msg, sizeof(msg));
-	wb_bond_timers_changed(b);
 	wb_bond_log(b, WB_LOG_DEBUG, NULL, "handshake answered");
 }
 
@@ -282,8 +279,8 @@ static void log_refusal(struct wb_bond *b, const char *refusal, uint64_t now)
 		wb_bond_log(b, WB_LOG_INFO, NULL, "handshake initiation refused: %s", refusal);
 }
 
-void wb_handshake_on_initiation(struct wb_device *d, uint64_t now, const struct wb_endpoint *from,
-				uint8_t *buf, size_t len)
+struct wb_bond *wb_handshake_on_initiation(struct wb_device *d, uint64_t now, const struct wb_endpoint *from,
+					   uint8_t *buf, size_t len)
 {
 	struct wb_msg_initiation copy, *msg = &copy; /* a datagram buffer need not be aligned for the struct */
 	struct wb_noise_handshake hs;
@@ -294,24 +291,24 @@ void wb_handshake_on_initiation(struct wb_device *d, uint64_t now, const struct 
 
 	if (mac == WB_MAC_BAD) {
 		d->c.bad_mac1++;
-		return;
+		return NULL;
 	}
 	memcpy(&copy, buf, sizeof(copy));
 	if (wb_device_under_load(d, now)) {
 		wb_device_note_load(d, now);
 		if (mac != WB_MAC1_MAC2_OK) {
 			send_cookie(d, from, buf, len);
-			return;
+			return NULL;
 		}
 		/* The cookie proves the source's address; now bound what that source may cost. */
 		if (!wb_ratelimit_allow(&d->initiations, from, now)) {
 			d->c.rate_limited++;
-			return;
+			return NULL;
 		}
 	}
 	if (wb_noise_open_initiation(msg, &hs, &d->local)) {
 		d->c.unknown_peer++;
-		return;
+		return NULL;
 	}
 	b = bond_by_key(d, hs.remote_static);
 	if (!b) {
@@ -328,6 +325,7 @@ void wb_handshake_on_initiation(struct wb_device *d, uint64_t now, const struct 
 		respond(b, &hs, from, now);
 	}
 	wb_noise_handshake_clear(&hs);
+	return b;
 }
 
 /*
@@ -360,7 +358,6 @@ void wb_handshake_confirm(struct wb_bond *b, uint64_t now)
 	b->c.handshakes_completed++;
 	if (rekey)
 		b->c.rekeys++;
-	wb_bond_timers_changed(b);
 	wb_bond_log(b, rekey ? WB_LOG_DEBUG : WB_LOG_NOTICE, NULL, "%s", rekey ? "session renewed" : "session established");
 	session_in_use(b, now, rekey);
 }
@@ -398,8 +395,8 @@ static int install_initiator_session(struct wb_bond *b, struct wb_noise_keys *ke
 	return 0;
 }
 
-void wb_handshake_on_response(struct wb_device *d, uint64_t now, unsigned sock, const struct wb_endpoint *from,
-			      uint8_t *buf, size_t len)
+struct wb_bond *wb_handshake_on_response(struct wb_device *d, uint64_t now, unsigned sock,
+					 const struct wb_endpoint *from, uint8_t *buf, size_t len)
 {
 	struct wb_bond *b = pending_bond(d, wb_get_le32(WB_MSG_FIELD(buf, wb_msg_response, receiver_index)));
 	struct wb_msg_response msg;
@@ -408,18 +405,18 @@ void wb_handshake_on_response(struct wb_device *d, uint64_t now, unsigned sock, 
 	bool rekey;
 
 	if (!b)
-		return;
+		return NULL;
 	memcpy(&msg, buf, sizeof(msg));
 	if (wb_cookie_validate(&d->cookies, &d->local, buf, len, from) == WB_MAC_BAD) {
 		d->c.bad_mac1++;
-		return;
+		return NULL;
 	}
 	hs = b->hs;
 	if (wb_noise_consume_response(&msg, &hs, &d->local, &b->remote) ||
 	    wb_noise_derive_keys(&hs, &keys)) {
 		b->c.handshakes_refused++;
 		wb_noise_handshake_clear(&hs);
-		return;
+		return b;
 	}
 	rekey = b->current != NULL;
 	wb_noise_handshake_clear(&b->hs); /* its index now belongs to the session */
@@ -436,18 +433,20 @@ void wb_handshake_on_response(struct wb_device *d, uint64_t now, unsigned sock, 
 		wb_bond_session_started(b, now, sock < WB_MAX_UPLINKS ? (int)sock : -1);
 	}
 	wb_wipe(&keys, sizeof(keys));
-	wb_bond_timers_changed(b);
+	return b;
 }
 
 /* A cookie reply comes back to the socket of the uplink whose initiation it answers. */
-void wb_handshake_on_cookie(struct wb_device *d, uint64_t now, unsigned sock, const uint8_t *buf, size_t len)
+struct wb_bond *wb_handshake_on_cookie(struct wb_device *d, uint64_t now, unsigned sock, const uint8_t *buf,
+				       size_t len)
 {
 	struct wb_bond *b = pending_bond(d, wb_get_le32(WB_MSG_FIELD(buf, wb_msg_cookie, receiver_index)));
 	struct wb_msg_cookie msg;
 
 	if (!b || sock >= WB_MAX_UPLINKS || !b->uplinks[sock].exists || len != sizeof(msg))
-		return;
+		return NULL;
 	memcpy(&msg, buf, sizeof(msg));
 	if (!wb_cookie_consume_reply(&msg, &b->uplinks[sock].cookies, b->remote.cookie_key, now))
 		b->c.cookies_received++;
+	return b;
 }
