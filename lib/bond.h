@@ -152,6 +152,8 @@ enum wb_send_kind {
 
 /* Sends one DSN of the send buffer on u, with whatever acks fit beside it, and counts it by kind. */
 bool wb_bond_send_dsn(struct wb_bond *b, struct wb_uplink *u, uint64_t dsn, uint64_t now, enum wb_send_kind kind);
+/* Sends reinjection's next copy (reinject.h) if its uplink can take it now. Returns true if one went out. */
+bool wb_reinject_send_one(struct wb_bond *b, uint64_t now);
 /* Sends what can go now: resent packets first, then the send queue; then acks that are due. */
 void wb_bond_push(struct wb_bond *b, uint64_t now);
 /* Sends a datagram on an uplink, counting it. */

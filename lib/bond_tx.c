@@ -269,12 +269,51 @@ static bool resend_one(struct wb_bond *b, uint64_t now, uint16_t *reserved)
 	return true;
 }
 
+/*
+ * How the walk's copies are counted: resends after the bond's timeout,
+ * copies that measure an uplink whose rate is not known (counted apart:
+ * they rescue nothing held up), or opportunistic reinjection.
+ */
+static enum wb_send_kind send_kind(enum wb_retrans_reason reason)
+{
+	switch (reason) {
+	case WB_RETRANS_RTO:
+		return WB_SEND_TIMEOUT;
+	case WB_RETRANS_MEASURE:
+		return WB_SEND_MEASURE;
+	default:
+		return WB_SEND_REINJECT;
+	}
+}
+
+bool wb_reinject_send_one(struct wb_bond *b, uint64_t now)
+{
+	struct wb_reinject_copy c;
+	bool sent;
+
+	if (!wb_reinject_next(b, now, &c))
+		return false;
+	sent = wb_bond_send_dsn(b, c.uplink, c.dsn, now, send_kind(c.reason));
+	wb_reinject_sent(b, &c, sent);
+	return sent;
+}
+
 /* The same DSN on each uplink of copies that can take it now (the redundant policy's). */
 static void send_copies(struct wb_bond *b, uint16_t copies, uint64_t dsn, uint32_t bytes, uint64_t now)
 {
 	for (int i = 0; i < WB_MAX_UPLINKS; i++)
 		if ((copies & (1u << i)) && wb_sched_can_send(&b->uplinks[i], bytes, now))
 			wb_bond_send_dsn(b, &b->uplinks[i], dsn, now, WB_SEND_REDUNDANT);
+}
+
+/* The send queue's AQM, from what the scheduler says of the uplinks now (sched.h). */
+static void judge_queue(struct wb_bond *b, uint64_t now)
+{
+	uint64_t target = wb_sched_queue_target_ns(b);
+
+	/* CoDel's interval covers the round trip of the inner flows, which the spread lengthens. */
+	wb_txq_set_aqm(&b->txq, target, b->tuning.aqm_interval_ns + (target - b->tuning.aqm_target_ns),
+		       wb_sched_queue_hold_ns(b, now));
 }
 
 static bool send_new(struct wb_bond *b, uint64_t now, uint16_t reserved)
@@ -298,12 +337,10 @@ static bool send_new(struct wb_bond *b, uint64_t now, uint16_t reserved)
 	if (!window_open(b, head->len))
 		return false;
 	b->sched->get_send(b, bytes, now, reserved, &d);
+	/* Copies may measure an uplink the policy does not use yet; with nothing to copy, the walk must not start over for ever. */
 	if (!d.uplink)
-		return wb_sched_on_waiting(b, now);
-	b->txq.codel.target_ns = wb_sched_queue_target_ns(b);
-	/* CoDel's interval covers the round trip of the inner flows, which the spread lengthens. */
-	b->txq.codel.interval_ns = b->tuning.aqm_interval_ns + (b->txq.codel.target_ns - b->tuning.aqm_target_ns);
-	b->txq.codel.hold_ns = wb_sched_queue_hold_ns(b, now);
+		return wb_sched_on_waiting(b, now) && wb_reinject_send_one(b, now);
+	judge_queue(b, now);
 	if (!wb_txq_pop(&b->txq, now, &b->pool, &e))
 		return false; /* CoDel dropped the rest */
 	if (wb_sndbuf_push(&b->snd, e.data, e.len, &dsn)) {

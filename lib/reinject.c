@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: MIT
+/*
+ * Reinjection's walk (reinject.h): it plans, the sending side (bond_tx.c)
+ * sends, so no call leads from here back into the send path.
+ */
 #include "bond.h"
 
 void wb_reinject_start(struct wb_bond *b, const struct wb_retrans_decision *d, enum wb_retrans_reason reason)
@@ -13,23 +17,6 @@ void wb_reinject_start(struct wb_bond *b, const struct wb_retrans_decision *d, e
 		b->c.opp_reinject_events++;
 		wb_bond_event(b, &(struct wb_event){ .type = WB_EVENT_REINJECTION, .uplink = d->uplink->name,
 						     .count = 1 });
-	}
-}
-
-/*
- * How the walk's copies are counted: resends after the bond's timeout,
- * copies that measure an uplink whose rate is not known (counted apart:
- * they rescue nothing held up), or opportunistic reinjection.
- */
-static enum wb_send_kind send_kind(enum wb_retrans_reason reason)
-{
-	switch (reason) {
-	case WB_RETRANS_RTO:
-		return WB_SEND_TIMEOUT;
-	case WB_RETRANS_MEASURE:
-		return WB_SEND_MEASURE;
-	default:
-		return WB_SEND_REINJECT;
 	}
 }
 
@@ -60,7 +47,7 @@ static uint64_t next_dsn(struct wb_bond *b, struct wb_reinject *r)
 	return UINT64_MAX;
 }
 
-bool wb_reinject_send_one(struct wb_bond *b, uint64_t now)
+bool wb_reinject_next(struct wb_bond *b, uint64_t now, struct wb_reinject_copy *out)
 {
 	struct wb_reinject *r = &b->reinj;
 	struct wb_uplink *u;
@@ -79,11 +66,18 @@ bool wb_reinject_send_one(struct wb_bond *b, uint64_t now)
 	}
 	if (!wb_sched_can_send(u, (uint32_t)e->len + WB_TUNNEL_BYTES_WITH_ACKS, now))
 		return false;
-	if (!wb_bond_send_dsn(b, u, dsn, now, send_kind(r->reason))) {
-		r->active = false; /* no session to seal with: nothing more goes out */
-		return false;
-	}
-	r->budget -= e->len;
-	r->next = dsn + 1;
+	*out = (struct wb_reinject_copy){ .uplink = u, .dsn = dsn, .reason = r->reason };
 	return true;
+}
+
+void wb_reinject_sent(struct wb_bond *b, const struct wb_reinject_copy *c, bool sent)
+{
+	struct wb_reinject *r = &b->reinj;
+
+	if (!sent) {
+		r->active = false; /* no session to seal with: nothing more goes out */
+		return;
+	}
+	r->budget -= wb_sndbuf_get(&b->snd, c->dsn)->len;
+	r->next = c->dsn + 1;
 }

@@ -30,7 +30,16 @@ struct wb_reinject {
 /* Starts copying what d says (an earlier walk still going is replaced). */
 void wb_reinject_start(struct wb_bond *b, const struct wb_retrans_decision *d, enum wb_retrans_reason reason);
 
-/* Sends the next copy if its uplink can take it now. Returns true if one went out. */
-bool wb_reinject_send_one(struct wb_bond *b, uint64_t now);
+/* A copy to send: the DSN, on its uplink, for the walk's reason. */
+struct wb_reinject_copy {
+	struct wb_uplink *uplink;
+	uint64_t dsn;
+	enum wb_retrans_reason reason;
+};
+
+/* The walk's next copy, if its uplink can take it now; false if none (and the walk is over when nothing is left). */
+bool wb_reinject_next(struct wb_bond *b, uint64_t now, struct wb_reinject_copy *out);
+/* The copy went out (sent), or could not be sealed: then no session is left and the walk ends. */
+void wb_reinject_sent(struct wb_bond *b, const struct wb_reinject_copy *c, bool sent);
 
 #endif

@@ -408,7 +408,7 @@ uint64_t wb_sched_queue_hold_ns(const struct wb_bond *b, uint64_t now)
 
 uint64_t wb_sched_queue_target_ns(const struct wb_bond *b)
 {
-	if (b->sched != &wb_sched_default || !wb_sched_rule(b, WB_SCHED_NO_ARRIVAL))
+	if (!b->sched->feeds_slower_uplinks || !wb_sched_rule(b, WB_SCHED_NO_ARRIVAL))
 		return b->tuning.aqm_target_ns;
 	return b->tuning.aqm_target_ns + wb_sched_delay_spread_ns(b, wb_sched_delay_allowance_ns(b));
 }
@@ -588,8 +588,7 @@ bool wb_sched_on_waiting(struct wb_bond *b, uint64_t now)
 	if (!d.uplink || !d.limit)
 		return false;
 	wb_reinject_start(b, &d, WB_RETRANS_MEASURE);
-	/* Nothing to copy (the others hold nothing it does not), and the push loop must not start over for ever. */
-	return wb_reinject_send_one(b, now);
+	return true;
 }
 
 struct wb_uplink *wb_sched_rto_uplink(struct wb_bond *b)

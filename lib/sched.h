@@ -75,6 +75,12 @@ struct wb_sched_ops {
 	void (*on_blocked)(struct wb_bond *b, enum wb_retrans_reason reason, uint64_t now);
 	/* The uplinks it sends on now (resends too); NULL: wb_sched_active(). */
 	uint16_t (*uplinks)(const struct wb_bond *b);
+	/*
+	 * It sends a packet where it arrives first, slower uplinks included
+	 * (the arrival rule): the send queue then holds what feeds them in
+	 * time, and the AQM's target grows by their delay spread.
+	 */
+	bool feeds_slower_uplinks;
 };
 
 /* NULL for an unknown name. */

@@ -390,4 +390,5 @@ const struct wb_sched_ops wb_sched_default = {
 	.get_send = default_get_send,
 	.get_retrans = default_get_retrans,
 	.on_blocked = default_on_blocked,
+	.feeds_slower_uplinks = true,
 };

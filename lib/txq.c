@@ -166,3 +166,10 @@ bool wb_txq_pop(struct wb_txq *q, uint64_t now, struct wb_pktbuf_pool *pool, str
 	take(q, out);
 	return true;
 }
+
+void wb_txq_set_aqm(struct wb_txq *q, uint64_t target_ns, uint64_t interval_ns, uint64_t hold_ns)
+{
+	q->codel.target_ns = target_ns;
+	q->codel.interval_ns = interval_ns;
+	q->codel.hold_ns = hold_ns;
+}

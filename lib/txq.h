@@ -48,6 +48,12 @@ struct wb_txq {
 int wb_txq_init(struct wb_txq *q, uint64_t limit, uint32_t mtu, bool aqm, uint64_t target_ns, uint64_t interval_ns);
 void wb_txq_free(struct wb_txq *q, struct wb_pktbuf_pool *pool);
 
+/*
+ * CoDel's judgement for the next packets: its target, its interval (the
+ * inner flows' round trip) and how long a packet may wait unjudged (hold_ns).
+ */
+void wb_txq_set_aqm(struct wb_txq *q, uint64_t target_ns, uint64_t interval_ns, uint64_t hold_ns);
+
 /* Appends a packet; false (nothing changed) when it would go past the limit. */
 bool wb_txq_push(struct wb_txq *q, uint8_t *data, uint16_t len, uint64_t now);
 
