@@ -4,19 +4,23 @@
  * slot's state and returns what to do, which uplinks.c carries out (the
  * socket, the library). Where its socket is, as one phase:
  *
- *   FREE ---added---> WAITING <---------------------------------+
- *                      |  ^  \--open failed: retried (5 s)--/   |
- *            open ok   |  |                                     |
- *                      v  | address changed: bound again        |
- *                      OPEN ---link down---> LINK_DOWN ---link up: opened
- *   WAITING ---link down---> LINK_DOWN
- *   any ---removed---> FREE
+ *   phase      event              next       what to do
+ *   FREE       added              WAITING    (opened by the next try)
+ *   WAITING    time to try        WAITING    open: OPEN if it did, else tried again in 5 s
+ *   WAITING    link up, address   WAITING    open, the same way
+ *   WAITING    link down          LINK_DOWN  nothing: no more tries until it comes up
+ *   OPEN       link down          LINK_DOWN  close; the library: out ("interface wan2 down")
+ *   OPEN       address changed    WAITING    close; the library: out; open again
+ *   LINK_DOWN  link up            WAITING    open
+ *   any        removed            FREE       close if open; the library: out ("removed")
  *
  * Beside it, two holds keep an uplink out of the bond's use without
  * closing its socket: the operator's switch and the network manager's
  * ifdown (OpenWrt's hotplug). Each is lifted only by its own, so an ifup
  * never gives back what the operator took, and the link's events touch
  * neither: an ifdown uplink whose link flaps stays out until its ifup.
+ * When a socket opens, or a hold changes while it is open, the library is
+ * told whether it may use the uplink, and the hold's reason if not.
  */
 #ifndef WB_DAEMON_UPLINK_STATE_H
 #define WB_DAEMON_UPLINK_STATE_H
