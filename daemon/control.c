@@ -128,7 +128,8 @@ static bool put_bond(struct ctl_server *srv, struct nlmsghdr *nlh, uint64_t now)
 
 static bool put_uplink(struct ctl_server *srv, struct nlmsghdr *nlh, const struct wb_uplink_status *u, uint64_t now)
 {
-	const struct uplink_slot *slot = uplinks_slot(srv->bc->d, u->id); /* NULL on a server */
+	struct uplink_info slot;
+	bool client = uplinks_info(&srv->bc->d->uplinks, u->id, &slot); /* false on a server */
 	struct nlattr *nest = mnl_attr_nest_start(nlh, WB_CTL_A_UPLINK);
 	struct wb_uplink_counters c;
 	char ep[WB_ENDPOINT_STRLEN];
@@ -141,17 +142,17 @@ static bool put_uplink(struct ctl_server *srv, struct nlmsghdr *nlh, const struc
 		mnl_attr_put_strz(nlh, WB_CTL_U_STATE_WHY, u->state_why);
 	mnl_attr_put_u64(nlh, WB_CTL_U_STATE_AGE, now > u->state_since_ns ? now - u->state_since_ns : 0);
 	mnl_attr_put_u8(nlh, WB_CTL_U_BACKUP, u->backup);
-	mnl_attr_put_u8(nlh, WB_CTL_U_ENABLED, !(slot && slot->disabled));
-	mnl_attr_put_u8(nlh, WB_CTL_U_IFACE_UP, !(slot && slot->iface_down));
+	mnl_attr_put_u8(nlh, WB_CTL_U_ENABLED, !client || slot.enabled);
+	mnl_attr_put_u8(nlh, WB_CTL_U_IFACE_UP, !client || slot.iface_up);
 	mnl_attr_put_u32(nlh, WB_CTL_U_WEIGHT, u->weight);
-	if (slot && slot->conf->interface[0])
-		mnl_attr_put_strz(nlh, WB_CTL_U_DEVICE, slot->conf->interface);
+	if (client && slot.interface[0])
+		mnl_attr_put_strz(nlh, WB_CTL_U_DEVICE, slot.interface);
 	if (u->endpoint.family) {
 		wb_endpoint_format(ep, &u->endpoint);
 		mnl_attr_put_strz(nlh, WB_CTL_U_ENDPOINT, ep);
 	}
-	if (slot && !slot->sock.open && slot->sock.why[0])
-		mnl_attr_put_strz(nlh, WB_CTL_U_SOCKET, slot->sock.why);
+	if (client && slot.socket_why && slot.socket_why[0])
+		mnl_attr_put_strz(nlh, WB_CTL_U_SOCKET, slot.socket_why);
 	mnl_attr_put_u64(nlh, WB_CTL_U_SRTT, u->srtt_ns);
 	mnl_attr_put_u64(nlh, WB_CTL_U_MIN_RTT, u->min_rtt_ns);
 	mnl_attr_put_u64(nlh, WB_CTL_U_RTTVAR, u->rttvar_ns);
@@ -268,6 +269,7 @@ static void do_set_uplink(struct ctl_client *c, const struct nlmsghdr *req, cons
 	const char *name = mnl_attr_get_str(m->u[WB_CTL_U_NAME]);
 	int i = wb_bond_find_uplink(bc->bond, name);
 	struct wb_uplink_status u;
+	struct uplink_info now = { .enabled = true, .iface_up = true };
 	char msg[96];
 	bool backup;
 	uint32_t weight;
@@ -284,14 +286,15 @@ static void do_set_uplink(struct ctl_client *c, const struct nlmsghdr *req, cons
 	wb_bond_uplink_status(bc->bond, (unsigned)i, &u);
 	backup = m->u[WB_CTL_U_BACKUP] ? mnl_attr_get_u8(m->u[WB_CTL_U_BACKUP]) : u.backup;
 	weight = m->u[WB_CTL_U_WEIGHT] ? mnl_attr_get_u32(m->u[WB_CTL_U_WEIGHT]) : u.weight;
-	uplinks_set_role(bc->d, (unsigned)i, backup, weight);
+	uplinks_set_role(&bc->d->uplinks, (unsigned)i, backup, weight);
 	if (m->u[WB_CTL_U_ENABLED])
-		uplinks_enable(bc->d, (unsigned)i, mnl_attr_get_u8(m->u[WB_CTL_U_ENABLED]), loop_now());
+		uplinks_enable(&bc->d->uplinks, (unsigned)i, mnl_attr_get_u8(m->u[WB_CTL_U_ENABLED]), loop_now());
 	if (m->u[WB_CTL_U_IFACE_UP])
-		uplinks_set_iface_up(bc->d, (unsigned)i, mnl_attr_get_u8(m->u[WB_CTL_U_IFACE_UP]), loop_now());
+		uplinks_set_iface_up(&bc->d->uplinks, (unsigned)i, mnl_attr_get_u8(m->u[WB_CTL_U_IFACE_UP]), loop_now());
+	uplinks_info(&bc->d->uplinks, (unsigned)i, &now);
 	log_line(LOG_LVL_NOTICE, bc->conf->name, name, "%s, weight %u, %s%s (uid %u)", backup ? "backup" : "active",
-		 weight, uplinks_slot(bc->d, (unsigned)i)->disabled ? "disabled" : "enabled",
-		 uplinks_slot(bc->d, (unsigned)i)->iface_down ? ", its interface down" : "", (unsigned)c->peer.uid);
+		 weight, now.enabled ? "enabled" : "disabled", now.iface_up ? "" : ", its interface down",
+		 (unsigned)c->peer.uid);
 	send_error(c, req, 0, NULL);
 }
 
@@ -310,7 +313,7 @@ static void do_add_uplink(struct ctl_client *c, const struct nlmsghdr *req, cons
 				      m->u[WB_CTL_U_WEIGHT] ? mnl_attr_get_u32(m->u[WB_CTL_U_WEIGHT]) : WB_WEIGHT_DEFAULT, err,
 				      sizeof(err));
 	if (!rc)
-		rc = uplinks_add(bc->d, &up, err, sizeof(err));
+		rc = uplinks_add(&bc->d->uplinks, &up, err, sizeof(err));
 	if (rc) {
 		send_error(c, req, -rc, err);
 		return;
@@ -331,7 +334,7 @@ static void do_del_uplink(struct ctl_client *c, const struct nlmsghdr *req, cons
 		send_error(c, req, ENOENT, err);
 		return;
 	}
-	rc = uplinks_remove(bc->d, (unsigned)i, err, sizeof(err));
+	rc = uplinks_remove(&bc->d->uplinks, (unsigned)i, err, sizeof(err));
 	if (rc) {
 		send_error(c, req, -rc, err);
 		return;

@@ -33,28 +33,27 @@
 /* ---- the library's callbacks ----------------------------------------------- */
 
 /* The library's socket number sock: a client's uplink slot, the server's one socket; NULL if not open. */
-static struct sock_ctx *open_sock(struct daemon *d, unsigned sock)
+static struct udp_sock *open_sock(struct daemon *d, unsigned sock)
 {
-	struct sock_ctx *sc = d->cfg.role == WB_ROLE_CLIENT ? (sock < (unsigned)d->n_uplinks ? &d->uplinks[sock].sock : NULL)
-							     : &d->server;
-
-	return sc && sc->open ? sc : NULL;
+	if (d->cfg.role == WB_ROLE_CLIENT)
+		return uplinks_open_socket(&d->uplinks, sock);
+	return d->server.udp.lfd.fd >= 0 ? &d->server.udp : NULL;
 }
 
 static void op_send(void *ctx, unsigned sock, const struct wb_endpoint *to, const uint8_t *data, size_t len)
 {
-	struct sock_ctx *sc = open_sock(ctx, sock);
+	struct udp_sock *s = open_sock(ctx, sock);
 
-	if (sc)
-		udp_queue(&sc->udp, to, data, len);
+	if (s)
+		udp_queue(s, to, data, len);
 }
 
 /* The library seals its data messages in the socket's send batch: no copy on their way out. */
 static uint8_t *op_tx_buffer(void *ctx, unsigned sock, size_t len)
 {
-	struct sock_ctx *sc = open_sock(ctx, sock);
+	struct udp_sock *s = open_sock(ctx, sock);
 
-	return sc ? udp_tx_slot(&sc->udp, len) : NULL;
+	return s ? udp_tx_slot(s, len) : NULL;
 }
 
 /* Writes what was gathered for the device of gro_owner. */
@@ -139,9 +138,7 @@ static const struct wb_device_ops daemon_ops = {
 
 static void flush_sockets(struct daemon *d)
 {
-	for (int i = 0; i < d->n_uplinks; i++)
-		if (d->uplinks[i].sock.udp.tx_n)
-			udp_flush(&d->uplinks[i].sock.udp);
+	uplinks_flush(&d->uplinks);
 	if (d->server.udp.tx_n)
 		udp_flush(&d->server.udp);
 }
@@ -189,7 +186,7 @@ static void on_tun(struct loop_fd *f, uint32_t events)
 static void on_socket(struct loop_fd *f, uint32_t events)
 {
 	struct sock_ctx *sc = container_of(f, struct sock_ctx, udp.lfd);
-	struct daemon *d = sc->d;
+	struct daemon *d = sc->owner;
 	struct udp_rx rx;
 
 	(void)events;
@@ -230,17 +227,6 @@ static void on_signal(struct loop_fd *f, uint32_t events)
 			d->loop.stop = true;
 		}
 	}
-}
-
-int daemon_watch_socket(struct daemon *d, struct sock_ctx *sc)
-{
-	sc->udp.lfd.cb = on_socket;
-	return loop_add(&d->loop, &sc->udp.lfd, EPOLLIN);
-}
-
-void daemon_unwatch_socket(struct daemon *d, struct sock_ctx *sc)
-{
-	loop_del(&d->loop, &sc->udp.lfd);
 }
 
 /* ---- the service manager ------------------------------------------------------ */
@@ -297,11 +283,11 @@ static uint32_t auto_mtu(struct daemon *d, int family)
 	uint32_t smallest = DEFAULT_UPLINK_MTU;
 
 	for (unsigned i = 0; i < WB_MAX_UPLINKS; i++) {
-		const struct uplink_slot *s = uplinks_slot(d, i);
+		struct uplink_info u;
 		uint32_t mtu;
 		int ifindex;
 
-		if (s && s->conf->interface[0] && !wb_rtnl_link_get(d->rtnl, s->conf->interface, &ifindex, &mtu) &&
+		if (uplinks_info(&d->uplinks, i, &u) && u.interface[0] && !wb_rtnl_link_get(d->rtnl, u.interface, &ifindex, &mtu) &&
 		    mtu < smallest)
 			smallest = mtu;
 	}
@@ -403,9 +389,9 @@ static void fit_mtus(struct daemon *d, uint64_t now)
 static uint64_t prepare(struct loop *l)
 {
 	struct daemon *d = container_of(l, struct daemon, loop);
-	uint64_t now = loop_now(), due, sm, bursts;
+	uint64_t now = loop_now(), due, sm, bursts, reopen;
 
-	uplinks_reopen(d, now);
+	uplinks_reopen(&d->uplinks, now);
 	if (wb_device_next_deadline(d->dev) <= now)
 		wb_device_tick(d->dev, now);
 	flush_sockets(d);
@@ -417,7 +403,8 @@ static uint64_t prepare(struct loop *l)
 	d->loop.hold_ns = batching_hold(&d->batching, now, d->packets_in);
 	wb_device_set_pacing_slack(d->dev, d->loop.hold_ns);
 	due = wb_device_next_deadline(d->dev);
-	due = due < d->next_reopen_ns ? due : d->next_reopen_ns;
+	reopen = uplinks_next_due(&d->uplinks);
+	due = due < reopen ? due : reopen;
 	due = due < bursts ? due : bursts;
 	return due < sm ? due : sm;
 }
@@ -616,7 +603,7 @@ static int start_bond(struct daemon *d, int i)
 }
 
 /* The largest inner MTU plus the tunnel's bytes; on top, a packet's tunnel bytes and acks again, to spare. */
-uint32_t daemon_datagram_size(const struct daemon *d)
+static uint32_t datagram_size(const struct daemon *d)
 {
 	uint32_t largest = DEFAULT_UPLINK_MTU;
 
@@ -630,19 +617,34 @@ uint32_t daemon_datagram_size(const struct daemon *d)
 static int start_server_socket(struct daemon *d)
 {
 	struct sock_ctx *sc = &d->server;
+	char why[128] = "";
 	int rc;
 
-	sc->d = d;
-	rc = udp_init(&sc->udp, 0, daemon_datagram_size(d));
+	rc = udp_init(&sc->udp, 0, datagram_size(d));
 	if (!rc)
-		rc = udp_open_server(&sc->udp, &d->cfg.listen, sc->why, sizeof(sc->why));
+		rc = udp_open_server(&sc->udp, &d->cfg.listen, why, sizeof(why));
 	if (rc) {
-		log_line(LOG_LVL_ERR, d->cfg.name, NULL, "%s", sc->why[0] ? sc->why : strerror(-rc));
+		log_line(LOG_LVL_ERR, d->cfg.name, NULL, "%s", why[0] ? why : strerror(-rc));
 		return rc;
 	}
-	sc->open = true;
-	d->next_reopen_ns = UINT64_MAX;
-	return daemon_watch_socket(d, sc);
+	sc->udp.lfd.cb = on_socket;
+	return loop_add(&d->loop, &sc->udp.lfd, EPOLLIN);
+}
+
+/* A client's uplinks, given what they need of the daemon: they call nothing back but on_socket. */
+static int start_uplinks(struct daemon *d)
+{
+	const struct uplinks_env env = {
+		.loop = &d->loop,
+		.rtnl = d->rtnl,
+		.bond = d->bonds[0].bond,
+		.cfg = &d->cfg,
+		.datagram_size = datagram_size(d),
+		.owner = d,
+		.on_readable = on_socket,
+	};
+
+	return uplinks_start(&d->uplinks, &env);
 }
 
 int daemon_start(struct daemon *d)
@@ -651,7 +653,7 @@ int daemon_start(struct daemon *d)
 	int rc;
 
 	d->started_ns = loop_now();
-	d->server = (struct sock_ctx){ .d = d, .udp.lfd.fd = -1 };
+	d->server = (struct sock_ctx){ .owner = d, .udp.lfd.fd = -1 };
 	rc = loop_init(&d->loop, signals);
 	if (!rc) {
 		d->loop.signals.cb = on_signal;
@@ -681,7 +683,7 @@ int daemon_start(struct daemon *d)
 		d->n_bonds = i + 1;
 	}
 	if (!rc && d->cfg.role == WB_ROLE_CLIENT)
-		rc = uplinks_start(d);
+		rc = start_uplinks(d);
 	if (!rc)
 		rc = ctl_start(d);
 	d->watchdog_ns = notify_init();
@@ -786,7 +788,7 @@ void daemon_reload(struct daemon *d)
 		pending = reload_needs_restart(d, &next);
 		reload_scheduler(d, &next);
 		if (d->cfg.role == WB_ROLE_CLIENT)
-			pending += uplinks_reload(d, &next);
+			pending += uplinks_reload(&d->uplinks, &next);
 		log_line(pending ? LOG_LVL_WARNING : LOG_LVL_NOTICE, d->cfg.name, NULL, "reloaded %s%s", d->cfg.path,
 			 pending ? "; some changes are not applied (see above)" : "");
 		d->reload_error[0] = 0;
@@ -837,7 +839,7 @@ void daemon_stop(struct daemon *d)
 		write_gathered(d);
 	for (int i = d->n_bonds - 1; i >= 0; i--)
 		stop_bond(d, &d->bonds[i]);
-	uplinks_stop(d);
+	uplinks_stop(&d->uplinks);
 	udp_free(&d->server.udp);
 	free(d->tun_buf);
 	free(d->gro);

@@ -17,7 +17,6 @@
 #include "log.h"
 #include "loop.h"
 #include "rtnl.h"
-#include "rtnl_events.h"
 #include "tun.h"
 #include "udp.h"
 #include "uplinks.h"
@@ -49,12 +48,10 @@ struct daemon {
 	struct loop loop;
 	struct wb_device *dev;
 	struct wb_rtnl *rtnl;
-	struct rtnl_events events; /* client: the uplinks' interfaces followed */
 	struct bond_ctx bonds[WB_MAX_PEERS];
 	int n_bonds;
-	struct uplink_slot uplinks[WB_MAX_UPLINKS]; /* client (uplinks.h) */
-	int n_uplinks;                              /* slots with socket buffers, free ones too */
-	struct sock_ctx server;                     /* server: its one socket */
+	struct uplinks uplinks;  /* client: its uplinks (uplinks.h), theirs alone to change */
+	struct sock_ctx server;  /* server: its one socket */
 	uint8_t *tun_buf;        /* one read from a TUN device: a virtio header and up to 64 kB */
 	/*
 	 * The packets delivered since the loop last waited, gathered for one
@@ -66,7 +63,6 @@ struct daemon {
 	struct bond_ctx *gro_owner;
 	uint64_t packets_in;       /* read from the TUN devices and the sockets: the rate the loop's hold follows */
 	struct batching batching;
-	uint64_t next_reopen_ns; /* client: when to try again to open missing uplink sockets */
 	uint64_t next_mtu_check_ns; /* server: when to fit the TUN MTUs to the peers' outer family again */
 	uint64_t started_ns;
 	uint8_t own_public_key[WB_KEY_LEN]; /* of the private key started with (that one is wiped): a reload compares */
@@ -85,12 +81,6 @@ int daemon_start(struct daemon *d);
 int daemon_run(struct daemon *d);
 /* Tears down in reverse: tells peers, removes routes, closes devices and sockets. */
 void daemon_stop(struct daemon *d);
-
-/* A socket's datagrams go to the device from now on (loop_add), or no more. */
-int daemon_watch_socket(struct daemon *d, struct sock_ctx *sc);
-void daemon_unwatch_socket(struct daemon *d, struct sock_ctx *sc);
-/* The largest datagram a socket's buffers take: the largest inner MTU and the tunnel's bytes. */
-uint32_t daemon_datagram_size(const struct daemon *d);
 
 /* SIGHUP: reads the file again and applies what can change while running. */
 void daemon_reload(struct daemon *d);

@@ -78,15 +78,14 @@ static void log_bond(const struct bond_ctx *bc)
 	}
 }
 
-static void log_socket(const struct daemon *d, const struct sock_ctx *sc)
+/* A socket's counters; closed_why: NULL if it is open. */
+static void log_socket(const struct daemon *d, const char *uplink, const struct udp_sock *s, const char *closed_why)
 {
-	const struct udp_sock *s = &sc->udp;
-
-	log_line(LOG_LVL_NOTICE, d->cfg.name, sc->uplink,
+	log_line(LOG_LVL_NOTICE, d->cfg.name, uplink,
 		 "socket %s%s: receive buffer overflows %" PRIu32 ", truncated %" PRIu64 ", send drops %" PRIu64
 		 ", send errors %" PRIu64 "; sent %" PRIu64 " datagrams in %" PRIu64 " calls, received %" PRIu64
 		 " in %" PRIu64 " calls",
-		 sc->open ? "open" : "closed: ", sc->open ? "" : sc->why, s->rx_overflows, s->rx_truncated, s->tx_dropped,
+		 closed_why ? "closed: " : "open", closed_why ? closed_why : "", s->rx_overflows, s->rx_truncated, s->tx_dropped,
 		 s->tx_errors, s->tx_io.packets, s->tx_io.calls, s->rx_io.packets, s->rx_io.calls);
 }
 
@@ -118,10 +117,13 @@ void status_log(const struct daemon *d)
 		 "event loop: %" PRIu64 " waits, timer set %" PRIu64 " times, held %" PRIu64 " times (now %" PRIu64 " us)",
 		 d->loop.waits, d->loop.timer_sets, d->loop.holds, d->loop.hold_ns / 1000);
 	if (d->cfg.role == WB_ROLE_SERVER)
-		log_socket(d, &d->server);
-	for (unsigned i = 0; i < WB_MAX_UPLINKS; i++)
-		if (uplinks_slot(d, i))
-			log_socket(d, &uplinks_slot(d, i)->sock);
+		log_socket(d, NULL, &d->server.udp, d->server.udp.lfd.fd >= 0 ? NULL : "");
+	for (unsigned i = 0; i < WB_MAX_UPLINKS; i++) {
+		struct uplink_info u;
+
+		if (uplinks_info(&d->uplinks, i, &u))
+			log_socket(d, u.name, u.udp, u.socket_why);
+	}
 	for (int i = 0; i < d->n_bonds; i++)
 		if (d->bonds[i].bond)
 			log_bond(&d->bonds[i]);
