@@ -16,7 +16,6 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
-#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -465,7 +464,7 @@ static void on_client(struct loop_fd *f, uint32_t events)
 /* ---- idle connections ------------------------------------------------------------------ */
 
 /* The earliest time a client is due to be closed for idleness; UINT64_MAX if none is. */
-static uint64_t next_idle_deadline(const struct ctl_server *srv)
+uint64_t ctl_idle_due(const struct ctl_server *srv)
 {
 	uint64_t next = UINT64_MAX;
 
@@ -476,28 +475,6 @@ static uint64_t next_idle_deadline(const struct ctl_server *srv)
 			next = ctl_idle_deadline(c->last_request_ns, c->monitor);
 	}
 	return next;
-}
-
-/*
- * Arms the idle timer for the earliest deadline. A request or a
- * subscription moves its client's deadline later, never earlier, and a
- * client that goes takes its own: a timer armed for an old deadline fires
- * early at worst, finds nothing due and is armed again. So only an accept
- * and the timer itself arm it.
- */
-static void arm_idle_timer(struct ctl_server *srv)
-{
-	uint64_t at = next_idle_deadline(srv);
-	struct itimerspec its = { 0 };
-
-	if (at == srv->idle_armed)
-		return;
-	srv->idle_armed = at;
-	if (at != UINT64_MAX) {
-		its.it_value.tv_sec = (time_t)(at / WB_NSEC_PER_SEC);
-		its.it_value.tv_nsec = (long)(at % WB_NSEC_PER_SEC);
-	}
-	timerfd_settime(srv->idle_timer.fd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 
 /* Closes a client that sent no request for CTL_IDLE_TIMEOUT_NS, telling it why first. */
@@ -515,32 +492,14 @@ static void close_idle(struct ctl_client *c)
 	drop_client(c);
 }
 
-static void on_idle_timer(struct loop_fd *f, uint32_t events)
+void ctl_close_idle(struct ctl_server *srv, uint64_t now)
 {
-	struct ctl_server *srv = container_of(f, struct ctl_server, idle_timer);
-	uint64_t expirations, now = loop_now();
-
-	(void)events;
-	if (read(f->fd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
-		return;
-	srv->idle_armed = UINT64_MAX; /* it has fired */
 	for (int i = 0; i < CTL_MAX_CLIENTS; i++) {
 		struct ctl_client *c = srv->clients[i];
 
 		if (c && ctl_idle_deadline(c->last_request_ns, c->monitor) <= now)
 			close_idle(c);
 	}
-	arm_idle_timer(srv);
-}
-
-static int open_idle_timer(struct daemon *d, struct ctl_server *srv)
-{
-	srv->idle_timer = (struct loop_fd){ .fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC),
-					    .cb = on_idle_timer };
-	srv->idle_armed = UINT64_MAX;
-	if (srv->idle_timer.fd < 0)
-		return -errno;
-	return loop_add(&d->loop, &srv->idle_timer, EPOLLIN);
 }
 
 /* ---- accepting ---------------------------------------------------------------------- */
@@ -590,7 +549,6 @@ static int add_client(struct ctl_server *srv, int fd, const struct peer_cred *pe
 		return rc;
 	}
 	srv->clients[slot] = c;
-	arm_idle_timer(srv);
 	return 0;
 }
 
@@ -664,11 +622,6 @@ static int open_server(struct daemon *d, struct bond_ctx *bc, struct ctl_server 
 	srv->bc = bc;
 	srv->lfd = (struct loop_fd){ .fd = -1, .cb = on_accept };
 	srv->file.dirfd = -1;
-	rc = open_idle_timer(d, srv);
-	if (rc) {
-		snprintf(err, errlen, "its idle timer: %s", strerror(-rc));
-		return rc;
-	}
 	if (group_gid(d->cfg.control.group, &gid)) {
 		snprintf(err, errlen, "control.group: no such group '%s'", d->cfg.control.group);
 		return -ENOENT;
@@ -726,11 +679,6 @@ void ctl_stop(struct daemon *d)
 		for (int k = 0; k < CTL_MAX_CLIENTS; k++)
 			if (srv->clients[k])
 				drop_client(srv->clients[k]);
-		if (srv->idle_timer.fd >= 0) {
-			loop_del(&d->loop, &srv->idle_timer);
-			close(srv->idle_timer.fd);
-			srv->idle_timer.fd = -1;
-		}
 		if (srv->lfd.fd >= 0) {
 			loop_del(&d->loop, &srv->lfd);
 			close(srv->lfd.fd);

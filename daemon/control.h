@@ -52,12 +52,6 @@ struct ctl_server {
 	gid_t admin_gid; /* control.admin_group's, PEER_NO_GROUP if none */
 	int monitors;
 	uint64_t events_dropped; /* a monitor that did not read fast enough */
-	/*
-	 * A timerfd armed for the earliest idle deadline of the clients: the
-	 * loop's own timer is the protocol's, set by daemon.c before each wait.
-	 */
-	struct loop_fd idle_timer;
-	uint64_t idle_armed; /* that deadline, UINT64_MAX if none */
 	/* Told within limits: connections and subscriptions refused; subscriptions and idle closes. */
 	struct log_limit refused_log, client_log;
 };
@@ -73,7 +67,11 @@ void ctl_broadcast(struct ctl_server *srv, const struct nlmsghdr *nlh);
 
 /* ctl_events.c: an event of the library, told to the bond's monitors (daemon.c's ops route it here). */
 void ctl_on_event(struct ctl_server *srv, const struct wb_event *ev, uint64_t now);
-/* Tells the bursts held back whose second is over; when the next is due, UINT64_MAX if none waits. */
-uint64_t ctl_flush_bursts(struct daemon *d, uint64_t now);
+/* The daemon's timers (timers.c): a client idle too long is closed, a burst held back is told. */
+uint64_t ctl_idle_due(const struct ctl_server *srv);
+void ctl_close_idle(struct ctl_server *srv, uint64_t now);
+/* When the bursts held back are due to be told, UINT64_MAX if none waits; then tells them. */
+uint64_t ctl_bursts_due(const struct ctl_server *srv);
+void ctl_tell_bursts(struct ctl_server *srv, uint64_t now);
 
 #endif

@@ -33,7 +33,7 @@ static void tell(struct ctl_server *srv, enum wb_ctl_event type, const char *upl
 }
 
 /* Tells every burst that built up, and holds the next ones for a second. */
-static void tell_bursts(struct ctl_server *srv, uint64_t now)
+void ctl_tell_bursts(struct ctl_server *srv, uint64_t now)
 {
 	uint64_t *n = srv->bursts.pending;
 	char text[64];
@@ -54,7 +54,7 @@ static void burst(struct ctl_server *srv, unsigned kind, uint64_t count, uint64_
 {
 	srv->bursts.pending[kind] += count;
 	if (now >= srv->bursts.due_ns)
-		tell_bursts(srv, now);
+		ctl_tell_bursts(srv, now);
 }
 
 static void tell_state(struct ctl_server *srv, const struct wb_event *ev)
@@ -122,19 +122,8 @@ static bool bursts_wait(const struct ctl_bursts *b)
 	return false;
 }
 
-uint64_t ctl_flush_bursts(struct daemon *d, uint64_t now)
+uint64_t ctl_bursts_due(const struct ctl_server *srv)
 {
-	uint64_t next = UINT64_MAX;
-
-	for (int i = 0; i < d->n_bonds; i++) {
-		struct ctl_server *srv = &d->bonds[i].ctl;
-
-		if (!srv->bc || !bursts_wait(&srv->bursts))
-			continue;
-		if (now >= srv->bursts.due_ns)
-			tell_bursts(srv, now);
-		else if (srv->bursts.due_ns < next)
-			next = srv->bursts.due_ns;
-	}
-	return next;
+	return srv->bc && bursts_wait(&srv->bursts) ? srv->bursts.due_ns : UINT64_MAX;
 }
+

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "notify.h"
+#include "nsec.h"
 #include "tso.h"
 #include "tun.h"
 
@@ -27,7 +28,8 @@
 #define TUN_TXQUEUELEN 1000
 #define SOCK_READS_PER_WAKEUP 4
 #define DEFAULT_UPLINK_MTU 1500
-#define STATUS_INTERVAL_NS (5ULL * 1000000000ULL)
+#define STATUS_INTERVAL_NS (5 * WB_NSEC_PER_SEC)
+#define MTU_CHECK_INTERVAL_NS WB_NSEC_PER_SEC /* the uplinks' and the peers' changes are followed within a second */
 
 
 /* ---- the library's callbacks ----------------------------------------------- */
@@ -232,9 +234,9 @@ static void on_signal(struct loop_fd *f, uint32_t events)
 /* ---- the service manager ------------------------------------------------------ */
 
 /* The STATUS= line: uplinks in use and the bond's throughput over the last interval. */
-static void send_status(struct daemon *d, uint64_t now)
+void daemon_send_status(struct daemon *d, uint64_t now)
 {
-	uint64_t tx = 0, rx = 0, secs = STATUS_INTERVAL_NS / 1000000000ULL;
+	uint64_t tx = 0, rx = 0, secs = STATUS_INTERVAL_NS / WB_NSEC_PER_SEC;
 	const char *failed = d->reload_error;
 	int up = 0, all = 0;
 
@@ -260,18 +262,6 @@ static void send_status(struct daemon *d, uint64_t now)
 	d->status_tx_bytes = tx;
 	d->status_rx_bytes = rx;
 	d->next_status_ns = now + STATUS_INTERVAL_NS;
-}
-
-/* What the service manager expects now and then; returns when it is next due. */
-static uint64_t service_manager(struct daemon *d, uint64_t now)
-{
-	if (now >= d->next_status_ns)
-		send_status(d, now);
-	if (d->watchdog_ns && now >= d->next_watchdog_ns) {
-		notify_watchdog();
-		d->next_watchdog_ns = now + d->watchdog_ns / 2; /* twice per interval, as sd_watchdog_enabled(3) advises */
-	}
-	return d->watchdog_ns && d->next_watchdog_ns < d->next_status_ns ? d->next_watchdog_ns : d->next_status_ns;
 }
 
 /*
@@ -376,37 +366,30 @@ static void fit_mtu(struct daemon *d, struct bond_ctx *bc)
 	bc->mtu = want;
 }
 
-static void fit_mtus(struct daemon *d, uint64_t now)
+void daemon_fit_mtus(struct daemon *d, uint64_t now)
 {
-	if (now < d->next_mtu_check_ns)
-		return;
-	d->next_mtu_check_ns = now + 1000000000ULL;
+	d->next_mtu_check_ns = now + MTU_CHECK_INTERVAL_NS;
 	for (int i = 0; i < d->n_bonds; i++)
 		if (d->bonds[i].bond && d->bonds[i].mtu_auto)
 			fit_mtu(d, &d->bonds[i]);
 }
 
+/*
+ * Before each wait: the timers due run (timers.c), what they and the
+ * events made is written out, and the loop sleeps until the next one due.
+ */
 static uint64_t prepare(struct loop *l)
 {
 	struct daemon *d = container_of(l, struct daemon, loop);
-	uint64_t now = loop_now(), due, sm, bursts, reopen;
+	uint64_t now = loop_now();
 
-	uplinks_reopen(&d->uplinks, now);
-	if (wb_device_next_deadline(d->dev) <= now)
-		wb_device_tick(d->dev, now);
+	daemon_timers_run(d, now);
 	flush_sockets(d);
 	write_gathered(d);
-	bursts = ctl_flush_bursts(d, now);
-	fit_mtus(d, now);
-	sm = service_manager(d, now);
 	/* Busy: the loop holds, and pacing deadlines may wait as long (a burst each). */
 	d->loop.hold_ns = batching_hold(&d->batching, now, d->packets_in);
 	wb_device_set_pacing_slack(d->dev, d->loop.hold_ns);
-	due = wb_device_next_deadline(d->dev);
-	reopen = uplinks_next_due(&d->uplinks);
-	due = due < reopen ? due : reopen;
-	due = due < bursts ? due : bursts;
-	return due < sm ? due : sm;
+	return daemon_timers_due(d);
 }
 
 /* ---- setup --------------------------------------------------------------------- */

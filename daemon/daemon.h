@@ -82,6 +82,13 @@ int daemon_run(struct daemon *d);
 /* Tears down in reverse: tells peers, removes routes, closes devices and sockets. */
 void daemon_stop(struct daemon *d);
 
+/* timers.c: runs the daemon's timers that are due; the earliest due of them, the loop's next wake-up. */
+void daemon_timers_run(struct daemon *d, uint64_t now);
+uint64_t daemon_timers_due(struct daemon *d);
+/* The timers' actions kept with what they act on: the service manager's STATUS= line, the TUN MTUs fitted. */
+void daemon_send_status(struct daemon *d, uint64_t now);
+void daemon_fit_mtus(struct daemon *d, uint64_t now);
+
 /* SIGHUP: reads the file again and applies what can change while running. */
 void daemon_reload(struct daemon *d);
 
