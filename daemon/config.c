@@ -11,7 +11,8 @@
  * Here: the file read and its secrets wiped. The text goes through the
  * pre-scanner (config_prescan.c), then libconfig, then the schema
  * (config_schema.c), which reads each setting with a typed reader
- * (config_read.c) and checks the values the control socket and the CLI
+ * (config_read.c), the flat groups through their tables (config_groups.c,
+ * config_table.c), and checks the values the control socket and the CLI
  * take too with their validators (lib/validate.c).
  */
 #include <errno.h>

@@ -72,7 +72,10 @@ struct wb_conf_uplink {
 /* mwan3's default mark mask: our marks had better stay out of it when both run. */
 #define WB_MWAN3_MARK_MASK 0x3F00u
 
-/* Protocol timing; the defaults are the library's, WB_TIMERS_DEFAULT (config_schema.c). */
+/*
+ * Protocol timing; the defaults are the library's, WB_TIMERS_DEFAULT. The
+ * flat groups' fields are their settings' names (config_groups.c's tables).
+ */
 struct wb_conf_timers {
 	uint32_t probe_interval_ms;     /* probes per uplink: liveness, RTT, NAT keepalive */
 	uint32_t uplink_timeout_ms;     /* silence after which an uplink is down */

@@ -237,14 +237,18 @@ bool conf_in_list(const char *name, const char *const *list)
 	return false;
 }
 
+int conf_report_unknown(const struct conf_sect *s, const config_setting_t *m)
+{
+	return conf_report(s->p, m, "%sunknown setting '%s%s'", s->scope, s->path, config_setting_name(m));
+}
+
 int conf_check_keys(const struct conf_sect *s, const char *const *known)
 {
 	for (int i = 0; i < config_setting_length(s->set); i++) {
 		const config_setting_t *m = config_setting_get_elem(s->set, (unsigned)i);
 
 		if (!conf_in_list(config_setting_name(m), known))
-			return conf_report(s->p, m, "%sunknown setting '%s%s'", s->scope, s->path,
-					   config_setting_name(m));
+			return conf_report_unknown(s, m);
 	}
 	return 0;
 }

@@ -76,6 +76,8 @@ int conf_read_checked(const struct conf_sect *s, const char *key, int (*check)(l
 int conf_read_bool(const struct conf_sect *s, const char *key, bool *out);
 /* Whether name is in the NULL-terminated list. */
 bool conf_in_list(const char *name, const char *const *list);
+/* "SCOPE unknown setting 'PATH KEY'" for member m of s, which no list of s's has. */
+int conf_report_unknown(const struct conf_sect *s, const config_setting_t *m);
 /* Every member of s must be one of known (NULL-terminated): a typo must not be silently ignored. */
 int conf_check_keys(const struct conf_sect *s, const char *const *known);
 /* A list [ ... ] or ( ... ) of at most max elements; *n 0 when absent and not needed; a needed one not empty. */

@@ -3,7 +3,9 @@
  * The configuration's schema (config_schema.h): which settings there are,
  * in which group and for which role, their ranges, their defaults, and the
  * rules between settings (a timeout at least two probes long, uplinks
- * bound apart, peers with keys, names and routes of their own).
+ * bound apart, peers with keys, names and routes of their own). The groups
+ * that are flat lists of settings are read by their tables
+ * (config_groups.c); the rules between their settings are here.
  */
 #include "config_schema.h"
 
@@ -12,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "config_groups.h"
 #include "config_read.h"
 #include "validate.h"
 #include "wanbond.h"
@@ -20,75 +23,39 @@
 #define MTU_MIN 576
 #define MTU_MIN_IPV6 1280
 
-#define NS_PER_MS 1000000ULL
-
-static int parse_transport(struct conf_parse *p, const struct conf_sect *root)
+/* A group that is only its table's settings. */
+static int parse_group(const struct conf_sect *root, const struct conf_table *t)
 {
-	static const char *const keys[] = { "congestion_control", "send_buffer_kb", "receive_window_kb",
-					    "send_queue_kb", "reorder_hold_ms", "aqm", "aqm_target_ms",
-					    "aqm_interval_ms", "pool_limit_mb", NULL };
-	struct wb_conf_transport *t = &p->cfg->transport;
-	struct conf_sect s = { p, NULL, "", "transport." };
-	config_setting_t *g;
-	const char *cc = NULL;
-	int ret = conf_member(root, "transport", CONF_GROUP, &g);
+	struct conf_sect s;
 
-	if (ret || !g)
-		return ret;
-	s.set = g;
-	if ((ret = conf_check_keys(&s, keys)) || (ret = conf_read_string(&s, "congestion_control", false, &cc)) ||
-	    (ret = conf_read_u32(&s, "send_buffer_kb", 64, 1024 * 1024, &t->send_buffer_kb)) ||
-	    (ret = conf_read_u32(&s, "receive_window_kb", 64, 1024 * 1024, &t->receive_window_kb)) ||
-	    (ret = conf_read_u32(&s, "send_queue_kb", 16, 1024 * 1024, &t->send_queue_kb)) ||
-	    (ret = conf_read_u32(&s, "reorder_hold_ms", 0, 60000, &t->reorder_hold_ms)) ||
-	    (ret = conf_read_bool(&s, "aqm", &t->aqm)) ||
-	    (ret = conf_read_u32(&s, "aqm_target_ms", 1, 1000, &t->aqm_target_ms)) ||
-	    (ret = conf_read_u32(&s, "aqm_interval_ms", 10, 10000, &t->aqm_interval_ms)) ||
-	    (ret = conf_read_u32(&s, "pool_limit_mb", 0, 1024 * 1024, &t->pool_limit_mb)))
-		return ret;
-	if (cc && strcmp(cc, "bbr") && strcmp(cc, "newreno"))
-		return conf_report(p, config_setting_get_member(g, "congestion_control"),
-				   "transport.congestion_control: '%s' is none of bbr, newreno", cc);
-	if (cc)
-		snprintf(t->congestion_control, sizeof(t->congestion_control), "%s", cc);
-	return 0;
+	return conf_table_read(root, t, NULL, &s);
 }
 
-#define SCHEDULER_KEYS (1 + 32 + 1) /* the policy, a rule per bit of the flags at most, the NULL */
+#define SCHEDULER_RULES (32 + 1) /* a rule per bit of the flags at most, the NULL */
 
-/* The policy, then a switch per rule the scheduler names (wb_sched_rule_name), in the order of their flags. */
-static void scheduler_keys(const char *keys[SCHEDULER_KEYS])
+/* A switch per rule the scheduler names (wb_sched_rule_name), in the order of their flags. */
+static void scheduler_rules(const char *rules[SCHEDULER_RULES])
 {
 	int n = 0;
 
-	keys[n++] = "policy";
 	for (uint32_t flag = 1; flag; flag <<= 1)
 		if (wb_sched_rule_name(flag))
-			keys[n++] = wb_sched_rule_name(flag);
-	keys[n] = NULL;
+			rules[n++] = wb_sched_rule_name(flag);
+	rules[n] = NULL;
 }
 
+/* The policy (conf_scheduler), then the rules: each on unless set false. */
 static int parse_scheduler(struct conf_parse *p, const struct conf_sect *root)
 {
 	struct wb_conf_scheduler *sc = &p->cfg->scheduler;
-	struct conf_sect s = { p, NULL, "", "scheduler." };
-	const char *keys[SCHEDULER_KEYS], *policy = NULL;
-	config_setting_t *g;
-	int ret = conf_member(root, "scheduler", CONF_GROUP, &g);
+	const char *rules[SCHEDULER_RULES];
+	struct conf_sect s;
+	int ret;
 
-	if (ret || !g)
+	scheduler_rules(rules);
+	if ((ret = conf_table_read(root, &conf_scheduler, rules, &s)) || !s.set)
 		return ret;
-	s.set = g;
-	scheduler_keys(keys);
-	if ((ret = conf_check_keys(&s, keys)) || (ret = conf_read_string(&s, "policy", false, &policy)))
-		return ret;
-	if (policy && !wb_sched_exists(policy))
-		return conf_report(p, config_setting_get_member(g, "policy"),
-				   "scheduler.policy: '%s' is none of default, roundrobin, redundant, first", policy);
-	if (policy)
-		snprintf(sc->policy, sizeof(sc->policy), "%s", policy);
-	/* Every other key is a rule, on unless set false. */
-	for (const char *const *k = keys + 1; *k; k++) {
+	for (const char *const *k = rules; *k; k++) {
 		bool on = true;
 
 		if ((ret = conf_read_bool(&s, *k, &on)))
@@ -101,72 +68,19 @@ static int parse_scheduler(struct conf_parse *p, const struct conf_sect *root)
 	return 0;
 }
 
-/* A group name of control's, at most size - 1 characters. */
-static int check_group_name(struct conf_parse *p, config_setting_t *g, const char *key, const char *name, size_t size)
-{
-	if (name && (!*name || strlen(name) >= size))
-		return conf_report(p, config_setting_get_member(g, key), "control.%s: a group name expected", key);
-	return 0;
-}
-
-static int parse_control(struct conf_parse *p, const struct conf_sect *root)
-{
-	static const char *const keys[] = { "directory", "group", "admin_group", NULL };
-	struct wb_conf_control *c = &p->cfg->control;
-	struct conf_sect s = { p, NULL, "", "control." };
-	config_setting_t *g;
-	const char *dir = NULL, *group = NULL, *admin = NULL;
-	int ret = conf_member(root, "control", CONF_GROUP, &g);
-
-	if (ret || !g)
-		return ret;
-	s.set = g;
-	if ((ret = conf_check_keys(&s, keys)) || (ret = conf_read_string(&s, "directory", false, &dir)) ||
-	    (ret = conf_read_string(&s, "group", false, &group)) ||
-	    (ret = conf_read_string(&s, "admin_group", false, &admin)))
-		return ret;
-	if (dir && (dir[0] != '/' || strlen(dir) >= sizeof(c->directory) - WB_NAME_MAX - 6))
-		return conf_report(p, config_setting_get_member(g, "directory"),
-				   "control.directory: an absolute path of at most %zu characters expected",
-				   sizeof(c->directory) - WB_NAME_MAX - 7);
-	if ((ret = check_group_name(p, g, "group", group, sizeof(c->group))) ||
-	    (ret = check_group_name(p, g, "admin_group", admin, sizeof(c->admin_group))))
-		return ret;
-	if (dir)
-		snprintf(c->directory, sizeof(c->directory), "%s", dir);
-	if (group)
-		snprintf(c->group, sizeof(c->group), "%s", group);
-	if (admin)
-		snprintf(c->admin_group, sizeof(c->admin_group), "%s", admin);
-	return 0;
-}
-
 static int parse_timers(struct conf_parse *p, const struct conf_sect *root)
 {
-	static const char *const keys[] = { "probe_interval_ms", "uplink_timeout_ms", "handshake_retry_ms",
-					    "rekey_after_seconds", "rekey_after_messages", NULL };
-	struct wb_conf_timers *t = &p->cfg->timers;
-	config_setting_t *g;
-	struct conf_sect s = { p, NULL, "", "timers." };
-	long long messages = (long long)t->rekey_after_messages;
-	int ret = conf_member(root, "timers", CONF_GROUP, &g);
+	const struct wb_conf_timers *t = &p->cfg->timers;
+	struct conf_sect s;
+	int ret;
 
-	if (ret || !g)
+	if ((ret = conf_table_read(root, &conf_timers, NULL, &s)) || !s.set)
 		return ret;
-	s.set = g;
-	if ((ret = conf_check_keys(&s, keys)) ||
-	    (ret = conf_read_u32(&s, "probe_interval_ms", 10, 10000, &t->probe_interval_ms)) ||
-	    (ret = conf_read_u32(&s, "uplink_timeout_ms", 100, 60000, &t->uplink_timeout_ms)) ||
-	    (ret = conf_read_u32(&s, "handshake_retry_ms", 100, 60000, &t->handshake_retry_ms)) ||
-	    (ret = conf_read_u32(&s, "rekey_after_seconds", 10, 86400, &t->rekey_after_seconds)) ||
-	    (ret = conf_read_range(&s, "rekey_after_messages", 1000, 1LL << 60, &messages)))
-		return ret;
-	t->rekey_after_messages = (uint64_t)messages;
 	/* One lost probe must not take an uplink down. */
 	if (t->uplink_timeout_ms < 2 * t->probe_interval_ms) {
-		const config_setting_t *at = config_setting_get_member(g, "uplink_timeout_ms");
+		const config_setting_t *at = config_setting_get_member(s.set, "uplink_timeout_ms");
 
-		return conf_report(p, at ? at : config_setting_get_member(g, "probe_interval_ms"),
+		return conf_report(p, at ? at : config_setting_get_member(s.set, "probe_interval_ms"),
 				   "timers.uplink_timeout_ms: %u is less than 2 * timers.probe_interval_ms (2 * %u)",
 				   t->uplink_timeout_ms, t->probe_interval_ms);
 	}
@@ -578,53 +492,31 @@ int conf_schema_read(struct conf_parse *p, const config_setting_t *set)
 	    (ret = conf_read_name(&root, "name", cfg->name)) ||
 	    (ret = conf_read_secret_key(&root, "private_key", true, cfg->private_key, &has_key)) ||
 	    (ret = parse_cipher(p, &root)) || (ret = parse_timers(p, &root)) ||
-	    (ret = parse_transport(p, &root)) || (ret = parse_scheduler(p, &root)) ||
-	    (ret = parse_control(p, &root)))
+	    (ret = parse_group(&root, &conf_transport)) || (ret = parse_scheduler(p, &root)) ||
+	    (ret = parse_group(&root, &conf_control)))
 		return ret;
 	ret = cfg->role == WB_ROLE_CLIENT ? parse_client(p, &root) : parse_server(p, &root);
 	return ret ? ret : check_own_key(p);
 }
 
-/* The library's timers (WB_TIMERS_DEFAULT) in the file's units: one set of defaults. */
-static void default_timers(struct wb_conf_timers *t)
-{
-	const struct wb_timers lib = WB_TIMERS_DEFAULT;
-
-	*t = (struct wb_conf_timers){
-		.probe_interval_ms = (uint32_t)(lib.probe_interval_ns / NS_PER_MS),
-		.uplink_timeout_ms = (uint32_t)(lib.uplink_timeout_ns / NS_PER_MS),
-		.handshake_retry_ms = (uint32_t)(lib.handshake_retry_ns / NS_PER_MS),
-		.rekey_after_seconds = (uint32_t)(lib.rekey_after_ns / WB_NSEC_PER_SEC),
-		.rekey_after_messages = lib.rekey_after_messages,
-	};
-}
-
-/* The library's tuning of a bond (wb_bond_tuning_defaults) in the file's units: its transport and scheduler. */
-static void default_tuning(struct wb_conf_transport *t, struct wb_conf_scheduler *sc)
-{
-	struct wb_bond_tuning lib = { 0 };
-
-	wb_bond_tuning_defaults(&lib);
-	*t = (struct wb_conf_transport){
-		.send_buffer_kb = (uint32_t)(lib.send_buffer >> 10),
-		.receive_window_kb = (uint32_t)(lib.receive_window >> 10),
-		.send_queue_kb = (uint32_t)(lib.send_queue >> 10),
-		.aqm = !lib.no_aqm,
-		.aqm_target_ms = (uint32_t)(lib.aqm_target_ns / NS_PER_MS),
-		.aqm_interval_ms = (uint32_t)(lib.aqm_interval_ns / NS_PER_MS),
-	};
-	snprintf(t->congestion_control, sizeof(t->congestion_control), "%s", lib.cc);
-	*sc = (struct wb_conf_scheduler){ .off = lib.sched_off };
-	snprintf(sc->policy, sizeof(sc->policy), "%s", lib.scheduler);
-}
-
+/*
+ * The flat groups' defaults are the library's where it has the setting
+ * (WB_TIMERS_DEFAULT, wb_bond_tuning_defaults), in the file's units: one
+ * set of defaults.
+ */
 void conf_schema_defaults(struct wb_config *cfg)
 {
+	const struct wb_timers timers = WB_TIMERS_DEFAULT;
+	struct wb_bond_tuning tuning = { 0 };
+
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->cipher = WB_CIPHER_CHACHA20_POLY1305;
-	default_timers(&cfg->timers);
-	default_tuning(&cfg->transport, &cfg->scheduler);
-	cfg->control = (struct wb_conf_control){ .directory = WB_CONTROL_DIR };
+	wb_bond_tuning_defaults(&tuning);
+	conf_table_defaults(&conf_timers, &cfg->timers, &timers);
+	conf_table_defaults(&conf_transport, &cfg->transport, &tuning);
+	conf_table_defaults(&conf_scheduler, &cfg->scheduler, &tuning);
+	cfg->scheduler.off = tuning.sched_off;
+	conf_table_defaults(&conf_control, &cfg->control, NULL);
 }
 
 /* Another of cfg's uplinks bound as up is; a free slot has no name, and a name taken is the bond's to say. */

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "config_groups.h"
 #include "notify.h"
 #include "nsec.h"
 #include "tso.h"
@@ -399,13 +400,9 @@ static void timers_from_config(struct wb_timers *t, const struct wb_conf_timers 
 	const struct wb_timers def = WB_TIMERS_DEFAULT;
 
 	*t = def;
-	t->probe_interval_ns = (uint64_t)c->probe_interval_ms * 1000000ULL;
-	t->uplink_timeout_ns = (uint64_t)c->uplink_timeout_ms * 1000000ULL;
-	t->handshake_retry_ns = (uint64_t)c->handshake_retry_ms * 1000000ULL;
-	t->rekey_after_ns = (uint64_t)c->rekey_after_seconds * 1000000000ULL;
+	conf_table_to_lib(&conf_timers, c, t);
 	/* A session lives as long past its renewal time as by default (WireGuard's 120 and 180 s). */
 	t->reject_after_ns = t->rekey_after_ns + (def.reject_after_ns - def.rekey_after_ns);
-	t->rekey_after_messages = c->rekey_after_messages;
 }
 
 /*
@@ -507,19 +504,9 @@ static void allowed_sources(const struct wb_conf_peer *peer, struct wb_bond_para
 static void tuning_from_config(struct wb_bond_tuning *t, const struct wb_conf_transport *c,
 			       const struct wb_conf_scheduler *sc, uint32_t mtu)
 {
-	*t = (struct wb_bond_tuning){
-		.mtu = mtu,
-		.send_buffer = (uint64_t)c->send_buffer_kb * 1024,
-		.receive_window = (uint64_t)c->receive_window_kb * 1024,
-		.send_queue = (uint64_t)c->send_queue_kb * 1024,
-		.hold_ns = (uint64_t)c->reorder_hold_ms * 1000000ULL,
-		.no_aqm = !c->aqm,
-		.aqm_target_ns = (uint64_t)c->aqm_target_ms * 1000000ULL,
-		.aqm_interval_ns = (uint64_t)c->aqm_interval_ms * 1000000ULL,
-	};
-	snprintf(t->cc, sizeof(t->cc), "%s", c->congestion_control);
-	snprintf(t->scheduler, sizeof(t->scheduler), "%s", sc->policy);
-	t->sched_off = sc->off;
+	*t = (struct wb_bond_tuning){ .mtu = mtu, .sched_off = sc->off };
+	conf_table_to_lib(&conf_transport, c, t);
+	conf_table_to_lib(&conf_scheduler, sc, t);
 }
 
 static void bond_params(struct daemon *d, const struct wb_conf_peer *peer, struct bond_ctx *bc, struct wb_bond_params *p)
