@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "escape.h"
+#include "nsec.h"
 #include "validate.h"
 #include "wanbond.h"
 
@@ -131,7 +132,7 @@ static const char *rate(char *out, size_t len, uint64_t bytes_per_s)
 
 static const char *duration(char *out, size_t len, uint64_t ns)
 {
-	uint64_t s = ns / 1000000000ULL;
+	uint64_t s = ns / WB_NSEC_PER_SEC;
 
 	if (s >= 86400)
 		snprintf(out, len, "%" PRIu64 "d %" PRIu64 "h", s / 86400, s % 86400 / 3600);

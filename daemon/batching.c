@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "batching.h"
+#include "nsec.h"
 
-#define NSEC_PER_SEC 1000000000ULL
 
 uint64_t batching_hold(struct batching *b, uint64_t now, uint64_t packets)
 {
@@ -16,14 +16,14 @@ uint64_t batching_hold(struct batching *b, uint64_t now, uint64_t packets)
 	}
 	if (elapsed < BATCHING_WINDOW_NS)
 		return b->hold_ns;
-	pps = (packets - b->packets_then) * NSEC_PER_SEC / elapsed;
+	pps = (packets - b->packets_then) * WB_NSEC_PER_SEC / elapsed;
 	b->since_ns = now;
 	b->packets_then = packets;
 	if (pps < BATCHING_MIN_PPS) {
 		b->hold_ns = 0;
 		return 0;
 	}
-	hold = BATCHING_PACKETS * NSEC_PER_SEC / pps;
+	hold = BATCHING_PACKETS * WB_NSEC_PER_SEC / pps;
 	b->hold_ns = hold < BATCHING_MAX_HOLD_NS ? hold : BATCHING_MAX_HOLD_NS;
 	return b->hold_ns;
 }

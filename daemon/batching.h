@@ -17,10 +17,12 @@
 
 #include <stdint.h>
 
-#define BATCHING_WINDOW_NS 4000000ULL    /* the rate is measured over this */
+#include "nsec.h"
+
+#define BATCHING_WINDOW_NS (4 * WB_NSEC_PER_MSEC) /* the rate is measured over this */
 #define BATCHING_MIN_PPS 2000            /* about 20 Mbit/s of full packets */
 #define BATCHING_PACKETS 16
-#define BATCHING_MAX_HOLD_NS 1000000ULL
+#define BATCHING_MAX_HOLD_NS WB_NSEC_PER_MSEC
 
 struct batching {
 	uint64_t since_ns, packets_then;

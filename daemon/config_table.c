@@ -15,7 +15,7 @@ unsigned long long conf_unit_scale(enum conf_unit unit)
 {
 	switch (unit) {
 	case CONF_UNIT_MS:
-		return WB_NSEC_PER_SEC / 1000;
+		return WB_NSEC_PER_MSEC;
 	case CONF_UNIT_SECONDS:
 		return WB_NSEC_PER_SEC;
 	case CONF_UNIT_KB:

@@ -10,8 +10,9 @@
 
 #include "ctl.h"
 #include "daemon.h"
+#include "nsec.h"
 
-#define BURST_INTERVAL_NS 1000000000ULL
+#define BURST_INTERVAL_NS WB_NSEC_PER_SEC
 
 static void tell(struct ctl_server *srv, enum wb_ctl_event type, const char *uplink, uint64_t count, const char *text)
 {

@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "nsec.h"
+
 /*
  * Connections per bond at once. A CLI command holds one for milliseconds,
  * `wanbond monitor` one for as long as it runs.
@@ -43,7 +45,7 @@
  * connected and closes after the reply, so 10 s is only reached by a
  * client that is stuck, stopped, or holding the slot on purpose.
  */
-#define CTL_IDLE_TIMEOUT_NS (10ULL * 1000000000ULL)
+#define CTL_IDLE_TIMEOUT_NS (10 * WB_NSEC_PER_SEC)
 
 _Static_assert(CTL_RESERVED_SLOTS > 0 && CTL_RESERVED_SLOTS < CTL_MAX_CLIENTS,
 	       "privileged and unprivileged peers each need slots");

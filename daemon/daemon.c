@@ -121,7 +121,7 @@ static uint64_t op_wall_clock(void *ctx)
 
 	(void)ctx;
 	clock_gettime(CLOCK_REALTIME, &real);
-	return (uint64_t)real.tv_sec * 1000000000ULL + (uint64_t)real.tv_nsec;
+	return (uint64_t)real.tv_sec * WB_NSEC_PER_SEC + (uint64_t)real.tv_nsec;
 }
 
 static void op_event(void *ctx, struct wb_bond *b, const struct wb_event *ev)

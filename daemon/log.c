@@ -8,6 +8,7 @@
 #include <syslog.h>
 
 #include "escape.h"
+#include "nsec.h"
 #include "wire.h"
 
 #ifndef WB_HAVE_SYSTEMD
@@ -18,7 +19,7 @@
 #endif
 
 #define LIMIT_BURST 5
-#define LIMIT_INTERVAL_NS 1000000000ULL
+#define LIMIT_INTERVAL_NS WB_NSEC_PER_SEC
 
 /* The mutable state outside the daemon's context, set once at start: the level and where lines go. */
 static int max_level = LOG_LVL_INFO;

@@ -9,6 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nsec.h"
+
 #define EVENTS_PER_WAIT 32
 
 uint64_t loop_now(void)
@@ -16,7 +18,7 @@ uint64_t loop_now(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return (uint64_t)ts.tv_sec * WB_NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
 static void drain_timer(struct loop_fd *f, uint32_t events)
@@ -82,8 +84,8 @@ void loop_set_deadline(struct loop *l, uint64_t at)
 	l->armed = at;
 	if (at != UINT64_MAX) {
 		/* An it_value of zero would disarm: a deadline already due is armed 1 ns after 0. */
-		its.it_value.tv_sec = (time_t)(at / 1000000000ULL);
-		its.it_value.tv_nsec = (long)(at % 1000000000ULL);
+		its.it_value.tv_sec = (time_t)(at / WB_NSEC_PER_SEC);
+		its.it_value.tv_nsec = (long)(at % WB_NSEC_PER_SEC);
 		if (!at)
 			its.it_value.tv_nsec = 1;
 	}
@@ -99,8 +101,8 @@ static void hold(struct loop *l, uint64_t deadline)
 
 	if (deadline < until)
 		until = deadline;
-	ts.tv_sec = (time_t)(until / 1000000000ULL);
-	ts.tv_nsec = (long)(until % 1000000000ULL);
+	ts.tv_sec = (time_t)(until / WB_NSEC_PER_SEC);
+	ts.tv_nsec = (long)(until % WB_NSEC_PER_SEC);
 	l->holds++;
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 		;

@@ -8,13 +8,14 @@
  * and the library follows the operator's and the network manager's holds.
  */
 #include "uplinks.h"
+#include "nsec.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
 
-#define REOPEN_INTERVAL_NS (5ULL * 1000000000ULL)
+#define REOPEN_INTERVAL_NS (5 * WB_NSEC_PER_SEC)
 
 /* The daemon's name, that its log lines start with. */
 static const char *own_name(const struct uplinks *u)

@@ -12,8 +12,9 @@
 #include <stdint.h>
 
 #include "frame.h"
+#include "nsec.h"
 
-#define WB_MAX_ACK_DELAY_NS 5000000ULL
+#define WB_MAX_ACK_DELAY_NS (5 * WB_NSEC_PER_MSEC)
 #define WB_ACK_EVERY 2
 
 struct wb_ackgen {

@@ -17,10 +17,10 @@
 #include "nsec.h"
 
 #define CONTROL_BODY 1024 /* room for probes and acks, whatever the MTU */
-#define MIN_HOLD_NS 100000000ULL
-#define MAX_HOLD_NS 5000000000ULL
-#define HOLD_MARGIN_NS 200000000ULL
-#define POOL_FULL_LOG_NS 10000000000ULL /* a packet without a buffer is said at most this often */
+#define MIN_HOLD_NS (100 * WB_NSEC_PER_MSEC)
+#define MAX_HOLD_NS (5 * WB_NSEC_PER_SEC)
+#define HOLD_MARGIN_NS (200 * WB_NSEC_PER_MSEC)
+#define POOL_FULL_LOG_NS (10 * WB_NSEC_PER_SEC) /* a packet without a buffer is said at most this often */
 
 void wb_bond_log(const struct wb_bond *b, enum wb_log_level level, const struct wb_uplink *u, const char *fmt, ...)
 {

@@ -18,7 +18,7 @@
 #include "nsec.h"
 
 /* A pacing burst: a millisecond at the rate, and never less than two packets. */
-#define PACING_BURST_NS 1000000ULL
+#define PACING_BURST_NS WB_NSEC_PER_MSEC
 
 /* The socket u's datagrams leave by: the uplink's own on a client, the one socket on a server. */
 static unsigned sock_of(const struct wb_bond *b, const struct wb_uplink *u)

@@ -32,6 +32,7 @@
  * in the tunnel's queue; a path whose RTT grew still gets its probe.
  */
 #include "cc.h"
+#include "nsec.h"
 
 enum { STARTUP, DRAIN, PROBE_BW, PROBE_RTT };
 
@@ -40,8 +41,8 @@ enum { STARTUP, DRAIN, PROBE_BW, PROBE_RTT };
 #define HIGH_GAIN 739 /* 2/ln 2 */
 #define DRAIN_GAIN 89 /* its inverse */
 #define BW_WINDOW_ROUNDS 10
-#define MIN_RTT_WINDOW_NS (10ULL * 1000000000ULL)
-#define PROBE_RTT_TIME_NS (200ULL * 1000000ULL)
+#define MIN_RTT_WINDOW_NS (10 * WB_NSEC_PER_SEC)
+#define PROBE_RTT_TIME_NS (200 * WB_NSEC_PER_MSEC)
 #define PROBE_RTT_CWND_GAIN (UNIT / 2)
 #define MIN_RTT_CONFIRM_SHIFT 3 /* a sample within min_rtt / 8 of it confirms the minimum */
 #define FULL_BW_ROUNDS 3
@@ -51,11 +52,11 @@ enum { STARTUP, DRAIN, PROBE_BW, PROBE_RTT };
 /* The ack aggregation's maximum is kept over two windows of this many rounds each. */
 #define EXTRA_ACKED_ROUNDS 5
 /* The window it adds is at most this much time at the bottleneck rate. */
-#define EXTRA_ACKED_MAX_NS (100ULL * 1000000ULL)
+#define EXTRA_ACKED_MAX_NS (100 * WB_NSEC_PER_MSEC)
 /* A model that measured nothing while busy for this long starts up again (restart_stale). */
-#define MODEL_STALE_NS (10ULL * 1000000000ULL)
+#define MODEL_STALE_NS (10 * WB_NSEC_PER_SEC)
 /* After a startup bbr_on_backlog began found no more, none begins for this long. */
-#define BACKLOG_QUIET_NS (10ULL * 1000000000ULL)
+#define BACKLOG_QUIET_NS (10 * WB_NSEC_PER_SEC)
 
 static const uint32_t cycle_gains[8] = { 320, 192, 256, 256, 256, 256, 256, 256 };
 
@@ -137,7 +138,7 @@ static void update_loaded_rtt(struct wb_bbr *b, const struct wb_rate_sample *rs)
 /* The initial window per RTT at the startup gain; without an RTT yet, per millisecond. */
 static void init_pacing(struct wb_cc *cc, uint64_t srtt_ns)
 {
-	cc->pacing_rate = cc->cwnd * HIGH_GAIN / UNIT * 1000000000ULL / (srtt_ns ? srtt_ns : 1000000ULL);
+	cc->pacing_rate = cc->cwnd * HIGH_GAIN / UNIT * WB_NSEC_PER_SEC / (srtt_ns ? srtt_ns : WB_NSEC_PER_MSEC);
 }
 
 static void bbr_init(struct wb_cc *cc, uint32_t mss, uint64_t srtt_ns, uint64_t now)
@@ -180,7 +181,7 @@ static void update_bandwidth(struct wb_bbr *b, const struct wb_rate_sample *rs)
 	 */
 	if (!rs->interval_ns || rs->interval_ns < rs->min_rtt_ns)
 		return;
-	bw = rs->delivered * 1000000000ULL / rs->interval_ns;
+	bw = rs->delivered * WB_NSEC_PER_SEC / rs->interval_ns;
 	/* An application-limited sample only counts when it shows more than the model. */
 	if ((!rs->app_limited && rs->prior_delivered >= b->low_samples_until) || bw >= b->btl_bw)
 		bw_filter_update(b, b->round_count, bw);

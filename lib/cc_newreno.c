@@ -6,6 +6,7 @@
  * so a whole window never leaves as one burst.
  */
 #include "cc.h"
+#include "nsec.h"
 
 static uint64_t min_window(const struct wb_cc *cc)
 {
@@ -29,7 +30,7 @@ static void reno_on_sent(struct wb_cc *cc, uint64_t now, uint32_t bytes, uint64_
 static void set_pacing(struct wb_cc *cc, uint64_t srtt_ns)
 {
 	if (srtt_ns)
-		cc->pacing_rate = cc->cwnd * 5 / 4 * 1000000000ULL / srtt_ns;
+		cc->pacing_rate = cc->cwnd * 5 / 4 * WB_NSEC_PER_SEC / srtt_ns;
 }
 
 static void reno_on_ack(struct wb_cc *cc, const struct wb_rate_sample *rs, uint64_t now)

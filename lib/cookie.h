@@ -16,11 +16,12 @@
 
 #include "endpoint.h"
 #include "noise.h"
+#include "nsec.h"
 #include "wire.h"
 
-#define WB_COOKIE_SECRET_MAX_AGE_NS (120ULL * 1000000000ULL)
+#define WB_COOKIE_SECRET_MAX_AGE_NS (120 * WB_NSEC_PER_SEC)
 /* A cookie is used a little less long than the secret behind it lives. */
-#define WB_COOKIE_VALID_NS ((120ULL - 5) * 1000000000ULL)
+#define WB_COOKIE_VALID_NS ((120 - 5) * WB_NSEC_PER_SEC)
 
 /* Responder side, one per device. */
 struct wb_cookie_checker {

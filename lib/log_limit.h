@@ -10,7 +10,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define WB_LOG_LIMIT_INTERVAL_NS 10000000000ULL /* 10 s */
+#include "nsec.h"
+
+#define WB_LOG_LIMIT_INTERVAL_NS (10 * WB_NSEC_PER_SEC)
 
 struct wb_log_limit {
 	uint64_t logged_ns;

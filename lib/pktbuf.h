@@ -26,8 +26,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "nsec.h"
+
 /* A window of use: a pool keeps the most it held in this window and the one before. */
-#define WB_PKTBUF_WINDOW_NS 5000000000ULL
+#define WB_PKTBUF_WINDOW_NS (5 * WB_NSEC_PER_SEC)
 
 /* What the pools of one device may hold together. */
 struct wb_pktbuf_limit {

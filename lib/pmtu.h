@@ -34,10 +34,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "nsec.h"
+
 #define WB_PMTU_BASE 1200          /* RFC 8899's BASE_PLPMTU: taken to pass on every path */
 #define WB_PMTU_MAX_PROBES 3       /* unanswered probes of one size before it counts as too big */
 #define WB_PMTU_STEP 8             /* a search ends when the bounds are this close */
-#define WB_PMTU_RAISE_NS (600ULL * 1000000000ULL) /* RFC 8899's PMTU_RAISE_TIMER */
+#define WB_PMTU_RAISE_NS (600 * WB_NSEC_PER_SEC) /* RFC 8899's PMTU_RAISE_TIMER */
 #define WB_PMTU_BLACK_HOLE_LOSSES 5 /* big data datagrams lost in a row that, with a small one through, mean a black hole */
 #define WB_PMTU_CLASSES 18         /* size classes: at or below the base, then equal steps up to the largest */
 

@@ -6,10 +6,11 @@
 #include <string.h>
 
 #include "ackgen.h"
+#include "nsec.h"
 
 #define INITIAL_RING 256
-#define INITIAL_RTT_NS 333000000ULL /* RFC 9002's, until a sample */
-#define MIN_LOSS_DELAY_NS 1000000ULL
+#define INITIAL_RTT_NS (333 * WB_NSEC_PER_MSEC) /* RFC 9002's, until a sample */
+#define MIN_LOSS_DELAY_NS WB_NSEC_PER_MSEC
 
 int wb_recovery_init(struct wb_recovery *r, uint64_t first_pn)
 {

@@ -14,7 +14,7 @@
 #include "nsec.h"
 
 /* The shortest RTT a rate is worked out over (a LAN's is below a timer's precision). */
-#define MIN_RATE_RTT_NS 1000000ULL
+#define MIN_RATE_RTT_NS WB_NSEC_PER_MSEC
 /*
  * An uplink that carries less than 1/SPREAD_MIN_SHARE of the bond's rate
  * gets no queue of its own: 4% more throughput is not worth every

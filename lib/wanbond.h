@@ -43,11 +43,11 @@ struct wb_timers {
 
 /* WireGuard's session lifetimes; probes four times a second; down after a second of silence. */
 #define WB_TIMERS_DEFAULT ((struct wb_timers){ \
-	.probe_interval_ns = 250000000ULL, \
-	.uplink_timeout_ns = 1000000000ULL, \
-	.handshake_retry_ns = 1000000000ULL, \
-	.rekey_after_ns = 120000000000ULL, \
-	.reject_after_ns = 180000000000ULL, \
+	.probe_interval_ns = 250 * WB_NSEC_PER_MSEC, \
+	.uplink_timeout_ns = WB_NSEC_PER_SEC, \
+	.handshake_retry_ns = WB_NSEC_PER_SEC, \
+	.rekey_after_ns = 120 * WB_NSEC_PER_SEC, \
+	.reject_after_ns = 180 * WB_NSEC_PER_SEC, \
 	.rekey_after_messages = 1ULL << 60 })
 
 struct wb_device_params {
@@ -99,8 +99,8 @@ struct wb_bond_tuning {
 #define WB_DEFAULT_SEND_BUFFER (6ULL << 20)
 #define WB_DEFAULT_RECEIVE_WINDOW (6ULL << 20)
 #define WB_DEFAULT_SEND_QUEUE (4ULL << 20)
-#define WB_DEFAULT_AQM_TARGET_NS 5000000ULL
-#define WB_DEFAULT_AQM_INTERVAL_NS 100000000ULL
+#define WB_DEFAULT_AQM_TARGET_NS (5 * WB_NSEC_PER_MSEC)
+#define WB_DEFAULT_AQM_INTERVAL_NS (100 * WB_NSEC_PER_MSEC)
 
 /* Fills the zero fields of t with the defaults. */
 void wb_bond_tuning_defaults(struct wb_bond_tuning *t);
