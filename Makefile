@@ -107,6 +107,9 @@ $(PUBLIC_INCLUDE)/%.h: lib/%.h
 	@mkdir -p $(@D)
 	$(Q)ln -sf $(CURDIR)/$< $@
 
+# The scheduler's policies: their bond only through sched.h (bond.h refuses them).
+$(BUILD)/lib/sched_%.o: ALL_CFLAGS += -DWB_SCHED_POLICY
+
 # The daemon and the CLI: the library through its public headers only.
 $(BUILD)/daemon/%.o $(BUILD)/cli/%.o: INCLUDES = -I$(PUBLIC_INCLUDE) -Idaemon
 

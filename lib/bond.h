@@ -15,6 +15,11 @@
 #ifndef WB_BOND_H
 #define WB_BOND_H
 
+/* The build compiles the scheduler's policies (sched_*.c) with WB_SCHED_POLICY: they see a bond through sched.h. */
+#ifdef WB_SCHED_POLICY
+#error "a scheduler policy sees its bond only through sched.h, not bond.h"
+#endif
+
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>

@@ -118,6 +118,52 @@ const char *wb_bond_scheduler(const struct wb_bond *b)
 	return b->sched->name;
 }
 
+/* ---- what a policy sees of its bond ------------------------------------------ */
+
+struct wb_uplink *wb_sched_uplink(struct wb_bond *b, unsigned id)
+{
+	return &b->uplinks[id];
+}
+
+uint64_t wb_sched_queued_bytes(const struct wb_bond *b)
+{
+	return b->txq.bytes;
+}
+
+uint64_t wb_sched_unacked_bytes(const struct wb_bond *b)
+{
+	return b->snd.bytes;
+}
+
+uint64_t wb_sched_window(const struct wb_bond *b)
+{
+	return b->peer_rwnd < b->tuning.send_buffer ? b->peer_rwnd : b->tuning.send_buffer;
+}
+
+uint32_t wb_sched_mtu(const struct wb_bond *b)
+{
+	return b->tuning.mtu;
+}
+
+uint64_t wb_sched_aqm_target_ns(const struct wb_bond *b)
+{
+	return b->tuning.aqm_target_ns;
+}
+
+uint16_t wb_sched_oldest_holders(const struct wb_bond *b)
+{
+	const struct wb_sndbuf_entry *e = wb_sndbuf_get(&b->snd, b->snd.una);
+
+	return e && !(e->flags & WB_SND_DELIVERED) ? e->holders : 0;
+}
+
+void wb_sched_count_penalty(struct wb_bond *b, struct wb_uplink *u)
+{
+	u->c.penalties++;
+	b->c.penalised++;
+	wb_bond_event(b, &(struct wb_event){ .type = WB_EVENT_PENALTY, .uplink = u->name, .count = 1 });
+}
+
 /* ---- what policies share ------------------------------------------------- */
 
 bool wb_sched_can_send(const struct wb_uplink *u, uint32_t bytes, uint64_t now)

@@ -95,6 +95,29 @@ void wb_sched_reset_state(struct wb_bond *b);
 /* Whether a rule (WB_SCHED_NO_*) is on for the bond. */
 bool wb_sched_rule(const struct wb_bond *b, uint32_t no_flag);
 
+/*
+ * ---- what a policy sees of its bond (sched.c) ------------------------------
+ * A policy includes this header only: the bond is opaque to it, and these
+ * say what it may know of it. Its uplinks (uplink.h) it reads as they are.
+ */
+
+/* The slot of uplink id (it may not exist: wb_uplink_usable says whether it carries). */
+struct wb_uplink *wb_sched_uplink(struct wb_bond *b, unsigned id);
+/* Bytes waiting in the send queue, in window units (wb_window_bytes). */
+uint64_t wb_sched_queued_bytes(const struct wb_bond *b);
+/* Bytes sent and not yet delivered, in window units. */
+uint64_t wb_sched_unacked_bytes(const struct wb_bond *b);
+/* How many bytes may be unacked at once: the peer's receive window or our send buffer, the smaller. */
+uint64_t wb_sched_window(const struct wb_bond *b);
+/* The tunnel's MTU (the largest inner packet). */
+uint32_t wb_sched_mtu(const struct wb_bond *b);
+/* The AQM's configured target for the send queue. */
+uint64_t wb_sched_aqm_target_ns(const struct wb_bond *b);
+/* The uplinks that carry the oldest DSN not yet delivered (snd_una), a bit per id; 0 if none waits. */
+uint16_t wb_sched_oldest_holders(const struct wb_bond *b);
+/* The policy penalised u: counted on u and on the bond, and told to the embedder. */
+void wb_sched_count_penalty(struct wb_bond *b, struct wb_uplink *u);
+
 /* ---- what policies share (sched.c) ---------------------------------------- */
 
 /*

@@ -21,8 +21,9 @@
  * is free, and the weights make it. They never send a packet on an uplink
  * that would deliver it later than that: speed decides first.
  */
-#include "bond.h"
 #include "nsec.h"
+#include "recovery.h"
+#include "sched.h"
 
 /*
  * What the policy remembers between decisions, per uplink slot. A slot
@@ -67,7 +68,8 @@ _Static_assert(sizeof(struct default_state) <= WB_SCHED_STATE_MAX, "the default 
  */
 static bool ecf_wait(const struct wb_bond *b, const struct wb_uplink *fast, const struct wb_uplink *u, uint64_t on_u)
 {
-	uint32_t backlog = b->txq.bytes < UINT32_MAX ? (uint32_t)b->txq.bytes : UINT32_MAX;
+	uint64_t queued = wb_sched_queued_bytes(b);
+	uint32_t backlog = queued < UINT32_MAX ? (uint32_t)queued : UINT32_MAX;
 
 	if (fast->rtt.srtt_ns >= u->rtt.srtt_ns || !u->cc.pacing_rate ||
 	    wb_sched_completion_ns(fast, backlog) >= on_u)
@@ -79,13 +81,13 @@ static bool ecf_wait(const struct wb_bond *b, const struct wb_uplink *fast, cons
 static bool blest_wait(const struct wb_bond *b, const struct wb_uplink *fast, const struct wb_uplink *u,
 		       uint32_t bytes)
 {
-	uint64_t window = b->peer_rwnd < b->tuning.send_buffer ? b->peer_rwnd : b->tuning.send_buffer;
+	uint64_t window = wb_sched_window(b);
 	uint64_t on_u = wb_sched_completion_ns(u, bytes), on_fast = wb_sched_completion_ns(fast, bytes), ahead;
 
 	if (on_u <= on_fast)
 		return false;
 	ahead = fast->cc.pacing_rate * ((on_u - on_fast) / 1000) / 1000000;
-	return b->snd.bytes + bytes + ahead > window;
+	return wb_sched_unacked_bytes(b) + bytes + ahead > window;
 }
 
 static bool better_wait(struct wb_bond *b, const struct wb_uplink *u, uint32_t bytes)
@@ -145,7 +147,7 @@ static struct wb_uplink *by_arrival(struct wb_bond *b, uint16_t mask, uint32_t b
 		return NULL;
 	if (ramping_up(b, ready))
 		return wb_sched_rule(b, WB_SCHED_NO_AVOID_BLOCKING) && blest_wait(b, first, ready, bytes) ? NULL : ready;
-	behind = b->txq.bytes * WB_NSEC_PER_SEC / rate;
+	behind = wb_sched_queued_bytes(b) * WB_NSEC_PER_SEC / rate;
 	slack = wb_sched_delay_spread_ns(b, wb_sched_delay_allowance_ns(b));
 	if (wb_sched_arrival_ns(ready, bytes, now) > wb_sched_arrival_ns(first, bytes, now) + (behind > slack ? behind : slack))
 		return NULL; /* it waits for the first */
@@ -155,14 +157,14 @@ static struct wb_uplink *by_arrival(struct wb_bond *b, uint16_t mask, uint32_t b
 }
 
 /* Whether the uplinks of mask differ in weight: only then do the weights choose. */
-static bool weights_differ(const struct wb_bond *b, uint16_t mask)
+static bool weights_differ(struct wb_bond *b, uint16_t mask)
 {
 	int seen = -1;
 
 	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
 		if (!(mask & (1u << i)))
 			continue;
-		if (seen >= 0 && b->uplinks[i].weight != b->uplinks[seen].weight)
+		if (seen >= 0 && wb_sched_uplink(b, (unsigned)i)->weight != wb_sched_uplink(b, (unsigned)seen)->weight)
 			return true;
 		seen = i;
 	}
@@ -183,13 +185,13 @@ static struct wb_uplink *by_weight(struct wb_bond *b, struct wb_uplink *chosen, 
 				   uint64_t now)
 {
 	struct default_state *st = wb_sched_state(b);
-	uint64_t by = wb_sched_arrival_ns(chosen, bytes, now) + b->tuning.aqm_target_ns, ahead = 0;
+	uint64_t by = wb_sched_arrival_ns(chosen, bytes, now) + wb_sched_aqm_target_ns(b), ahead = 0;
 	struct wb_uplink *pick = chosen;
 
 	if (!weights_differ(b, mask))
 		return chosen;
 	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
-		struct wb_uplink *u = &b->uplinks[i];
+		struct wb_uplink *u = wb_sched_uplink(b, (unsigned)i);
 
 		if (!(mask & (1u << i)) || !wb_uplink_usable(u) || !u->rec || !wb_sched_fits(u, bytes) ||
 		    wb_sched_arrival_ns(u, bytes, now) > by)
@@ -251,7 +253,7 @@ static struct wb_uplink *idle_uplink(struct wb_bond *b)
 	struct wb_uplink *best = NULL;
 
 	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
-		struct wb_uplink *u = &b->uplinks[i];
+		struct wb_uplink *u = wb_sched_uplink(b, (unsigned)i);
 
 		if ((mask & (1u << i)) && wb_sched_idle(u, wb_sched_full_packet(u)) &&
 		    (!best || u->rtt.srtt_ns < best->rtt.srtt_ns))
@@ -301,7 +303,7 @@ static struct wb_uplink *to_measure(struct wb_bond *b, uint64_t now)
 	uint64_t allow = wb_sched_delay_allowance_ns(b);
 
 	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
-		struct wb_uplink *u = &b->uplinks[i];
+		struct wb_uplink *u = wb_sched_uplink(b, (unsigned)i);
 
 		if ((mask & (1u << i)) && wb_sched_idle(u, wb_sched_full_packet(u)) && !wb_sched_rate_known(u) &&
 		    (wb_sched_delay_gap_ns(b, u) > allow || wb_sched_small(b, u)) &&
@@ -327,16 +329,16 @@ static void default_get_retrans(struct wb_bond *b, enum wb_retrans_reason why, u
 	if (why == WB_RETRANS_RTO) {
 		d->uplink = wb_sched_rto_uplink(b);
 		if (d->uplink)
-			d->limit = d->uplink->cc.cwnd < (uint64_t)TIMEOUT_RESEND_PACKETS * b->tuning.mtu
+			d->limit = d->uplink->cc.cwnd < (uint64_t)TIMEOUT_RESEND_PACKETS * wb_sched_mtu(b)
 					   ? d->uplink->cc.cwnd
-					   : (uint64_t)TIMEOUT_RESEND_PACKETS * b->tuning.mtu;
+					   : (uint64_t)TIMEOUT_RESEND_PACKETS * wb_sched_mtu(b);
 		return;
 	}
 	if (!wb_sched_rule(b, WB_SCHED_NO_REINJECT) || !reason_allowed(b, why) || !(idle = idle_uplink(b)))
 		return;
 	d->idle_found = true;
 	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
-		uint64_t n = &b->uplinks[i] == idle ? 0 : copy_budget(idle, &b->uplinks[i]);
+		uint64_t n = wb_sched_uplink(b, (unsigned)i) == idle ? 0 : copy_budget(idle, wb_sched_uplink(b, (unsigned)i));
 
 		if (n) {
 			d->from |= (uint16_t)(1u << i);
@@ -356,7 +358,7 @@ static void default_get_retrans(struct wb_bond *b, enum wb_retrans_reason why, u
  */
 static void default_on_blocked(struct wb_bond *b, enum wb_retrans_reason why, uint64_t now)
 {
-	const struct wb_sndbuf_entry *e = wb_sndbuf_get(&b->snd, b->snd.una);
+	uint16_t holders = wb_sched_oldest_holders(b);
 	struct wb_uplink *fastest = wb_sched_lowest_rtt(b, wb_sched_uplinks(b));
 	struct default_state *st = wb_sched_state(b);
 
@@ -364,12 +366,12 @@ static void default_on_blocked(struct wb_bond *b, enum wb_retrans_reason why, ui
 		return;
 	if (why == WB_RETRANS_RWND_FULL && wb_sched_rule(b, WB_SCHED_NO_PENALISE_GUARD))
 		return;
-	if (!e || (e->flags & WB_SND_DELIVERED) || !fastest)
+	if (!holders || !fastest)
 		return;
 	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
-		struct wb_uplink *h = &b->uplinks[i];
+		struct wb_uplink *h = wb_sched_uplink(b, (unsigned)i);
 
-		if (!(e->holders & (1u << i)) || h == fastest || !wb_uplink_usable(h) || !h->rec ||
+		if (!(holders & (1u << i)) || h == fastest || !wb_uplink_usable(h) || !h->rec ||
 		    h->rtt.srtt_ns <= fastest->rtt.srtt_ns)
 			continue;
 		if (h->rec->bytes_in_flight + h->cc.mss <= h->cc.cwnd)
@@ -379,9 +381,7 @@ static void default_on_blocked(struct wb_bond *b, enum wb_retrans_reason why, ui
 		h->cc.ops->on_penalty(&h->cc, now);
 		st->penalised_ns[i] = now;
 		st->penalised |= (uint16_t)(1u << i);
-		h->c.penalties++;
-		b->c.penalised++;
-		wb_bond_event(b, &(struct wb_event){ .type = WB_EVENT_PENALTY, .uplink = h->name, .count = 1 });
+		wb_sched_count_penalty(b, h);
 	}
 }
 

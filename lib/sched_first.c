@@ -5,7 +5,7 @@
  * and carry nothing while it is up. For a metered uplink that must stay
  * idle, or an operator who wants one path at a time.
  */
-#include "bond.h"
+#include "sched.h"
 
 static uint16_t first_uplinks(const struct wb_bond *b)
 {

@@ -7,7 +7,7 @@
  * costs nothing while another delivers. It costs the sum of the uplinks'
  * volume, and goes no faster than the fastest uplink.
  */
-#include "bond.h"
+#include "sched.h"
 
 static void redundant_get_send(struct wb_bond *b, uint32_t bytes, uint64_t now, uint16_t avoid,
 			       struct wb_send_decision *d)

@@ -5,7 +5,7 @@
  * fair in packets, blind to speed: on unequal uplinks the slow one sets the
  * pace of the receiver. For comparison and for equal uplinks.
  */
-#include "bond.h"
+#include "sched.h"
 
 struct rr_state {
 	uint8_t next; /* the uplink whose turn it is */
@@ -20,9 +20,9 @@ static void rr_get_send(struct wb_bond *b, uint32_t bytes, uint64_t now, uint16_
 	for (int k = 0; k < WB_MAX_UPLINKS; k++) {
 		int i = (st->next + k) % WB_MAX_UPLINKS;
 
-		if ((mask & (1u << i)) && wb_sched_can_send(&b->uplinks[i], bytes, now)) {
+		if ((mask & (1u << i)) && wb_sched_can_send(wb_sched_uplink(b, (unsigned)i), bytes, now)) {
 			st->next = (uint8_t)((i + 1) % WB_MAX_UPLINKS);
-			d->uplink = &b->uplinks[i];
+			d->uplink = wb_sched_uplink(b, (unsigned)i);
 			return;
 		}
 	}
