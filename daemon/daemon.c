@@ -28,9 +28,7 @@
  */
 #define TUN_TXQUEUELEN 1000
 #define SOCK_READS_PER_WAKEUP 4
-#define DEFAULT_UPLINK_MTU 1500
 #define STATUS_INTERVAL_NS (5 * WB_NSEC_PER_SEC)
-#define MTU_CHECK_INTERVAL_NS WB_NSEC_PER_SEC /* the uplinks' and the peers' changes are followed within a second */
 
 
 /* ---- the library's callbacks ----------------------------------------------- */
@@ -266,116 +264,6 @@ void daemon_send_status(struct daemon *d, uint64_t now)
 }
 
 /*
- * The inner MTU: the smallest uplink MTU less what the tunnel adds to each
- * packet over outer headers of a family (4 or 6).
- */
-static uint32_t auto_mtu(struct daemon *d, int family)
-{
-	uint32_t smallest = DEFAULT_UPLINK_MTU;
-
-	for (unsigned i = 0; i < WB_MAX_UPLINKS; i++) {
-		struct uplink_info u;
-		uint32_t mtu;
-		int ifindex;
-
-		if (uplinks_info(&d->uplinks, i, &u) && u.interface[0] && !wb_rtnl_link_get(d->rtnl, u.interface, &ifindex, &mtu) &&
-		    mtu < smallest)
-			smallest = mtu;
-	}
-	return smallest - (family == 4 ? WB_TUNNEL_OVERHEAD_IPV4 : WB_TUNNEL_OVERHEAD);
-}
-
-/*
- * A bond's TUN MTU and the most it may become. A client's outer family is
- * its server's address's. A server's is each peer's: it starts with IPv6's
- * smaller MTU and takes IPv4's once every uplink of the peer comes over
- * IPv4 (fit_mtu), so the library and the buffer are sized for that.
- */
-static void choose_mtu(struct daemon *d, struct bond_ctx *bc)
-{
-	bc->mtu_auto = !bc->conf->tun.mtu;
-	if (!bc->mtu_auto) {
-		bc->mtu = bc->mtu_cap = bc->conf->tun.mtu;
-		return;
-	}
-	bc->mtu_cap = auto_mtu(d, 4);
-	if (d->cfg.role == WB_ROLE_CLIENT)
-		bc->mtu = auto_mtu(d, d->cfg.server.ss_family == AF_INET ? 4 : 6);
-	else
-		bc->mtu = auto_mtu(d, 6);
-}
-
-/*
- * The outer family's MTU: a client's is its server's; a server's follows its
- * peer's uplinks, IPv4's when all of them are IPv4.
- */
-static uint32_t family_mtu(struct daemon *d, const struct bond_ctx *bc, const char **why)
-{
-	bool v4 = false, v6 = false;
-
-	if (d->cfg.role == WB_ROLE_CLIENT) {
-		*why = "the uplinks' interfaces";
-		return auto_mtu(d, d->cfg.server.ss_family == AF_INET ? 4 : 6);
-	}
-	for (unsigned i = 0; i < WB_MAX_UPLINKS; i++) {
-		struct wb_uplink_status u;
-
-		if (wb_bond_uplink_status(bc->bond, i, &u) && u.available) {
-			v4 |= u.endpoint.family == 4;
-			v6 |= u.endpoint.family == 6;
-		}
-	}
-	*why = v4 && !v6 ? "the peer's uplinks are all IPv4" : "the peer's uplinks are not all IPv4";
-	return v4 && !v6 ? bc->mtu_cap : auto_mtu(d, 6);
-}
-
-/* IPv6 leaves a device under 1280 bytes: a TUN device with an IPv6 address stays at that at least. */
-static uint32_t smallest_mtu(const struct bond_ctx *bc)
-{
-	for (int i = 0; i < bc->conf->tun.n_address; i++)
-		if (bc->conf->tun.address[i].family == AF_INET6)
-			return 1280;
-	return 576;
-}
-
-/*
- * An automatic TUN MTU: the outer family's, and no more than what the path
- * of every usable uplink carries in one datagram (their path MTU searches),
- * so that an inner TCP sizes its segments for the smallest path.
- */
-static void fit_mtu(struct daemon *d, struct bond_ctx *bc)
-{
-	const char *why;
-	uint32_t want = family_mtu(d, bc, &why), path = wb_bond_path_max_packet(bc->bond);
-	int rc;
-
-	if (path && path < want) {
-		want = path > smallest_mtu(bc) ? path : smallest_mtu(bc);
-		why = "the smallest path of an uplink up";
-	}
-	if (want > bc->mtu_cap)
-		want = bc->mtu_cap;
-	if (want == bc->mtu || bc->tun_ifindex <= 0)
-		return;
-	rc = wb_rtnl_link_set(d->rtnl, bc->tun_ifindex, want, true);
-	if (rc) {
-		log_line(LOG_LVL_ERR, bc->conf->name, NULL, "setting the mtu of %s to %u: %s", bc->tun_name, want,
-			 strerror(-rc));
-		return;
-	}
-	log_line(LOG_LVL_NOTICE, bc->conf->name, NULL, "%s mtu %u: %s", bc->tun_name, want, why);
-	bc->mtu = want;
-}
-
-void daemon_fit_mtus(struct daemon *d, uint64_t now)
-{
-	d->next_mtu_check_ns = now + MTU_CHECK_INTERVAL_NS;
-	for (int i = 0; i < d->n_bonds; i++)
-		if (d->bonds[i].bond && d->bonds[i].mtu_auto)
-			fit_mtu(d, &d->bonds[i]);
-}
-
-/*
  * Before each wait: the timers due run (timers.c), what they and the
  * events made is written out, and the loop sleeps until the next one due.
  */
@@ -547,7 +435,7 @@ static int start_bond(struct daemon *d, int i)
 	bc->d = d;
 	bc->conf = &d->cfg.peers[i];
 	bc->tun.fd = -1;
-	choose_mtu(d, bc);
+	daemon_choose_mtu(d, bc);
 	bond_params(d, bc->conf, bc, &p);
 	rc = wb_device_add_bond(d->dev, &p, &bc->bond);
 	wb_wipe(&p, sizeof(p)); /* it held the preshared key */
@@ -575,7 +463,7 @@ static int start_bond(struct daemon *d, int i)
 /* The largest inner MTU plus the tunnel's bytes; on top, a packet's tunnel bytes and acks again, to spare. */
 static uint32_t datagram_size(const struct daemon *d)
 {
-	uint32_t largest = DEFAULT_UPLINK_MTU;
+	uint32_t largest = UPLINK_MTU_DEFAULT;
 
 	for (int i = 0; i < d->cfg.n_peers; i++)
 		if (d->cfg.peers[i].tun.mtu > largest)

@@ -85,8 +85,13 @@ void daemon_stop(struct daemon *d);
 /* timers.c: runs the daemon's timers that are due; the earliest due of them, the loop's next wake-up. */
 void daemon_timers_run(struct daemon *d, uint64_t now);
 uint64_t daemon_timers_due(struct daemon *d);
-/* The timers' actions kept with what they act on: the service manager's STATUS= line, the TUN MTUs fitted. */
+/* The service manager's STATUS= line (a timer's action). */
 void daemon_send_status(struct daemon *d, uint64_t now);
+
+/* An uplink interface's MTU when it is not known. */
+#define UPLINK_MTU_DEFAULT 1500
+/* tun_mtu.c: a bond's TUN MTU at its start, and fitted again to the uplinks and the peer (a timer's action). */
+void daemon_choose_mtu(struct daemon *d, struct bond_ctx *bc);
 void daemon_fit_mtus(struct daemon *d, uint64_t now);
 
 /* SIGHUP: reads the file again and applies what can change while running. */

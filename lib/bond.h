@@ -5,7 +5,9 @@
  * wanbond.h; the library's own modules share this layout:
  *
  *   handshake.c  sessions (who initiates, rekeying, expiry)
- *   bond.c       the bond's life, received messages, timers
+ *   bond.c       the bond's life: its uplinks' states, sessions, the public calls
+ *   bond_rx.c    received messages
+ *   bond_timers.c  every timer, declared once (due and action)
  *   bond_tx.c    sending: the send queue onto uplinks, control messages
  *   sched.c      the scheduler's core: policies by name, what they share
  *   sched_*.c    the policies
@@ -105,9 +107,8 @@ struct wb_bond {
 /* bond.c */
 int wb_bond_init(struct wb_bond *b, struct wb_device *d, const struct wb_bond_params *p);
 void wb_bond_destroy(struct wb_bond *b);
-/* A data message, opened with kp (a CLOSE in it ends kp's session and those before). */
-void wb_bond_on_data(struct wb_bond *b, uint64_t now, const struct wb_keypair *kp, const struct wb_endpoint *from,
-		     uint8_t uplink, uint64_t pn, const uint8_t *body, size_t len);
+/* The reliable layer of an uplink, once it exists (a server's: at the first datagram of the peer's uplink). */
+int wb_bond_uplink_start(struct wb_bond *b, struct wb_uplink *u, uint64_t now);
 /* A session began (a handshake finished): probe every uplink now; hint answered the handshake. */
 void wb_bond_session_started(struct wb_bond *b, uint64_t now, int hint_uplink);
 /* The session ended (expired, or closed by the peer): the uplinks go down with it. */
@@ -121,6 +122,15 @@ const struct wb_uplink *wb_bond_uplink(const struct wb_bond *b, unsigned i);
 /* Whether only backups carry traffic: no active uplink is usable, and a backup is. */
 bool wb_bond_on_backup(const struct wb_bond *b);
 
+/* A packet found no buffer (what it was): counted, and said at most every 10 s. */
+void wb_bond_pool_full(struct wb_bond *b, uint64_t now, const char *what);
+
+/* bond_rx.c */
+/* A data message, opened with kp (a CLOSE in it ends kp's session and those before). */
+void wb_bond_on_data(struct wb_bond *b, uint64_t now, const struct wb_keypair *kp, const struct wb_endpoint *from,
+		     uint8_t uplink, uint64_t pn, const uint8_t *body, size_t len);
+/* The uplink answered a probe (or a handshake): three in a row bring a failed one up. */
+void wb_bond_uplink_answered(struct wb_bond *b, struct wb_uplink *u, uint64_t now);
 /* Delivers an IP packet the reorder buffer releases to the embedder, if its source is allowed (wb_deliver_fn). */
 void wb_bond_deliver_ip(void *ctx, const uint8_t *ip, size_t len);
 /* A path MTU search ended on u; before is what it had settled on until then. */
