@@ -313,7 +313,7 @@ static void test_rule_names_map_to_flags_and_back(void **state)
 		{ "reinject_on_sndbuf", WB_SCHED_NO_REINJECT_SNDBUF },
 		{ "reinject_on_app_limited", WB_SCHED_NO_REINJECT_APP_LIMITED },
 		{ "avoid_blocking", WB_SCHED_NO_AVOID_BLOCKING },
-		{ "arrival", WB_SCHED_NO_ARRIVAL },
+		{ "arrival", WB_SCHED_NO_EARLIEST_ARRIVAL },
 		{ "measure", WB_SCHED_NO_MEASURE },
 	};
 	uint32_t seen = 0;
@@ -408,7 +408,7 @@ static void test_default_picks_the_lowest_completion_time(void **state)
 	struct wb_bond *b = scene(2, false);
 
 	(void)state;
-	b->tuning.sched_off |= WB_SCHED_NO_ARRIVAL; /* the choice among the uplinks that can send now */
+	b->tuning.sched_off |= WB_SCHED_NO_EARLIEST_ARRIVAL; /* the choice among the uplinks that can send now */
 	shape(b, 0, 10 * MS, 1000000, 100000, 20000);
 	shape(b, 1, 30 * MS, 1000000, 100000, 0);
 	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[1]);
@@ -694,7 +694,7 @@ static void test_queue_target_grows_with_the_delay_spread(void **state)
 	assert_int_equal(wb_sched_queue_target_ns(b), target);
 	shape(b, 2, 90 * MS, 10000000, 100000, 0);
 	assert_int_equal(wb_sched_queue_target_ns(b), target + 40 * MS);
-	b->tuning.sched_off |= WB_SCHED_NO_ARRIVAL;
+	b->tuning.sched_off |= WB_SCHED_NO_EARLIEST_ARRIVAL;
 	assert_int_equal(wb_sched_queue_target_ns(b), target);
 }
 
@@ -704,7 +704,7 @@ static void test_default_skips_an_uplink_with_a_full_window(void **state)
 	struct wb_bond *b = scene(2, false);
 
 	(void)state;
-	b->tuning.sched_off |= WB_SCHED_NO_ARRIVAL; /* the choice among the uplinks that can send now */
+	b->tuning.sched_off |= WB_SCHED_NO_EARLIEST_ARRIVAL; /* the choice among the uplinks that can send now */
 	shape(b, 0, 10 * MS, 100000000, 100000, 99000); /* 1 ms to drain, 5 ms: first if it may */
 	shape(b, 1, 30 * MS, 1000000, 100000, 0);        /* 16 ms */
 	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[0]);
@@ -725,7 +725,7 @@ static void test_default_passes_over_an_uplink_not_yet_due_by_pacing(void **stat
 	struct wb_bond *b = scene(2, false);
 
 	(void)state;
-	b->tuning.sched_off |= WB_SCHED_NO_ARRIVAL; /* the choice among the uplinks that can send now */
+	b->tuning.sched_off |= WB_SCHED_NO_EARLIEST_ARRIVAL; /* the choice among the uplinks that can send now */
 	shape(b, 0, 10 * MS, 10000000, 100000, 0); /* 0.1 ms + 5 ms */
 	shape(b, 1, 30 * MS, 1000000, 100000, 0);  /* 1 ms + 15 ms */
 	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[0]);
@@ -918,7 +918,7 @@ static struct wb_bond *blocking_scene(void)
 {
 	struct wb_bond *b = scene(2, false);
 
-	b->tuning.sched_off |= WB_SCHED_NO_ARRIVAL; /* the estimates alone, on the choice among those that can send */
+	b->tuning.sched_off |= WB_SCHED_NO_EARLIEST_ARRIVAL; /* the estimates alone, on the choice among those that can send */
 	shape(b, 0, 10 * MS, 10000000, 500, 0);
 	shape(b, 1, 100 * MS, 1000000, 1000000, 0);
 	assert_int_equal(wb_sched_completion_ns(&b->uplinks[1], 1000), 51 * MS);
@@ -1699,7 +1699,7 @@ static struct wb_bond *walk_scene(void)
 	for (uint64_t id = 1; id <= 9; id++)
 		assert_int_equal(pair_send_ip(&p, &p.client, id, L), 0);
 	/* The arrival rule off: new packets go to whichever uplink can send, as the walks below need. */
-	assert_int_equal(wb_bond_set_scheduler(b, "default", WB_SCHED_NO_ARRIVAL), 0);
+	assert_int_equal(wb_bond_set_scheduler(b, "default", WB_SCHED_NO_EARLIEST_ARRIVAL), 0);
 	assert_int_equal(b->snd.nxt - b->snd.una, 9);
 	for (uint64_t d = 0; d < 9; d++)
 		assert_int_equal(wb_sndbuf_get(&b->snd, b->snd.una + d)->holders, 1u << (d % 3));
