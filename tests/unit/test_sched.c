@@ -299,39 +299,62 @@ static void test_a_tun_mtu_beyond_what_udp_carries_is_refused(void **state)
 	assert_int_equal(sizeof(struct wb_msg_data) + b->max_body + WB_TAG_LEN, WB_MAX_DATAGRAM);
 }
 
-/* Every rule's name maps to its flag and back; the flags are distinct bits; an unknown name is 0. */
+/*
+ * The library's mapping of rule names to flags (lib/sched.c), against what
+ * the configuration keys, `wanbond sched set` and the control family's
+ * WB_CTL_A_SCHED_SET_OFF bits promise (docs/configuration.md, control.yaml):
+ * each name to its bit and back, written out here by value, not copied from
+ * the library's table; no other bit has a rule, and near names are none.
+ */
 static void test_rule_names_map_to_flags_and_back(void **state)
 {
 	static const struct {
 		const char *name;
+		uint32_t bit;
 		uint32_t flag;
-	} rules[] = {
-		{ "penalise", WB_SCHED_NO_PENALISE },
-		{ "penalise_guard", WB_SCHED_NO_PENALISE_GUARD },
-		{ "reinject", WB_SCHED_NO_REINJECT },
-		{ "reinject_on_rwnd", WB_SCHED_NO_REINJECT_RWND },
-		{ "reinject_on_sndbuf", WB_SCHED_NO_REINJECT_SNDBUF },
-		{ "reinject_on_app_limited", WB_SCHED_NO_REINJECT_APP_LIMITED },
-		{ "avoid_blocking", WB_SCHED_NO_AVOID_BLOCKING },
-		{ "arrival", WB_SCHED_NO_EARLIEST_ARRIVAL },
-		{ "measure", WB_SCHED_NO_MEASURE },
+	} expected[] = {
+		{ "penalise", 0x01, WB_SCHED_NO_PENALISE },
+		{ "penalise_guard", 0x02, WB_SCHED_NO_PENALISE_GUARD },
+		{ "reinject", 0x04, WB_SCHED_NO_REINJECT },
+		{ "reinject_on_rwnd", 0x08, WB_SCHED_NO_REINJECT_RWND },
+		{ "reinject_on_sndbuf", 0x10, WB_SCHED_NO_REINJECT_SNDBUF },
+		{ "reinject_on_app_limited", 0x20, WB_SCHED_NO_REINJECT_APP_LIMITED },
+		{ "avoid_blocking", 0x40, WB_SCHED_NO_AVOID_BLOCKING },
+		{ "arrival", 0x80, WB_SCHED_NO_EARLIEST_ARRIVAL },
+		{ "measure", 0x100, WB_SCHED_NO_MEASURE },
 	};
-	uint32_t seen = 0;
+	const size_t n = sizeof(expected) / sizeof(expected[0]);
+	uint32_t named = 0;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
-		assert_int_equal(wb_sched_rule_by_name(rules[i].name), rules[i].flag);
-		assert_non_null(wb_sched_rule_name(rules[i].flag));
-		assert_string_equal(wb_sched_rule_name(rules[i].flag), rules[i].name);
-		assert_int_equal(rules[i].flag & (rules[i].flag - 1), 0); /* one bit */
-		assert_int_equal(seen & rules[i].flag, 0);
-		seen |= rules[i].flag;
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(expected[i].flag, expected[i].bit); /* the C name, of the wire's value */
+		assert_int_equal(wb_sched_rule_by_name(expected[i].name), expected[i].bit);
+		assert_non_null(wb_sched_rule_name(expected[i].bit));
+		assert_string_equal(wb_sched_rule_name(expected[i].bit), expected[i].name);
 	}
+	/* Every single bit: named exactly when expected, and the name maps back to it. */
+	for (int b = 0; b < 32; b++) {
+		uint32_t bit = UINT32_C(1) << b;
+		const char *name = wb_sched_rule_name(bit);
+		bool want = false;
+
+		for (size_t i = 0; i < n; i++)
+			want |= expected[i].bit == bit;
+		if (!name) {
+			assert_false(want);
+			continue;
+		}
+		assert_true(want);
+		assert_int_equal(wb_sched_rule_by_name(name), bit);
+		named |= bit;
+	}
+	assert_int_equal(named, 0x1ff);
 	assert_int_equal(wb_sched_rule_by_name("reinjection"), 0);
 	assert_int_equal(wb_sched_rule_by_name(""), 0);
 	assert_int_equal(wb_sched_rule_by_name("Penalise"), 0);
+	assert_int_equal(wb_sched_rule_by_name("earliest_arrival"), 0); /* the C name's, not a key */
 	assert_null(wb_sched_rule_name(0));
-	assert_null(wb_sched_rule_name(0x200));
 	assert_null(wb_sched_rule_name(WB_SCHED_NO_PENALISE | WB_SCHED_NO_REINJECT));
 }
 
