@@ -63,7 +63,6 @@ SYS_LIBS += $(shell $(PKG_CONFIG) --libs libsystemd)
 else
 BASE_CFLAGS += -DWB_HAVE_SYSTEMD=0
 endif
-INCLUDES := -Ilib -Idaemon -Itools/linkem
 # What the daemon and the CLI may include of the library: its interface
 # (wanbond.h), the control family's codec (ctl.h), the settings' checks
 # (validate.h) and the types and helpers those are made of. The rest of lib/
@@ -72,6 +71,18 @@ INCLUDES := -Ilib -Idaemon -Itools/linkem
 LIB_PUBLIC_HEADERS := wanbond.h ctl.h allowed.h byteorder.h counters.h crypto.h endpoint.h escape.h nsec.h pktbuf.h validate.h wire.h tso.h gro.h vnet_hdr.h
 PUBLIC_INCLUDE = $(BUILD)/include
 PUBLIC_HEADER_LINKS = $(LIB_PUBLIC_HEADERS:%=$(PUBLIC_INCLUDE)/%)
+# The include path of each part: what it may include, and nothing more.
+# The library includes only itself (no daemon's, no CLI's, no linkem's
+# header); the daemon and the CLI the library's public headers and their
+# own; linkem its own. The tests, the simulator, the fuzz harnesses and the
+# test tools look inside everything (white-box), and so does the fuzz build
+# (all the sources in one clang command).
+LIB_INCLUDES := -Ilib
+DAEMON_INCLUDES = -I$(PUBLIC_INCLUDE) -Idaemon
+CLI_INCLUDES = -I$(PUBLIC_INCLUDE) -Icli
+LINKEM_INCLUDES := -Itools/linkem
+TEST_INCLUDES := -Ilib -Idaemon -Itools/linkem
+INCLUDES :=
 
 # The link emulator: pure model (unit tested, fuzzed, reused by the simulator) and its I/O.
 LINKEM_PURE := units trace loss shaper linkdir args
@@ -107,11 +118,16 @@ $(PUBLIC_INCLUDE)/%.h: lib/%.h
 	@mkdir -p $(@D)
 	$(Q)ln -sf $(CURDIR)/$< $@
 
+# Each part with its own include path (LIB_INCLUDES and the others above):
+# the daemon and the CLI reach the library through its public headers only.
+$(BUILD)/lib/%.o: INCLUDES = $(LIB_INCLUDES)
+$(BUILD)/daemon/%.o $(BUILD)/nosd/daemon/%.o: INCLUDES = $(DAEMON_INCLUDES)
+$(BUILD)/cli/%.o: INCLUDES = $(CLI_INCLUDES)
+$(BUILD)/tools/linkem/%.o: INCLUDES = $(LINKEM_INCLUDES)
+$(BUILD)/tests/%.o $(BUILD)/nosd/tests/%.o: INCLUDES = $(TEST_INCLUDES)
+
 # The scheduler's policies: their bond only through sched.h (bond.h refuses them).
 $(BUILD)/lib/sched_%.o: ALL_CFLAGS += -DWB_SCHED_POLICY
-
-# The daemon and the CLI: the library through its public headers only.
-$(BUILD)/daemon/%.o $(BUILD)/cli/%.o: INCLUDES = -I$(PUBLIC_INCLUDE) -Idaemon
 
 $(BUILD)/libwanbond.a: $(LIB_OBJ)
 	@rm -f $@
@@ -180,6 +196,7 @@ $(BUILD)/nosd/%.o: %.c
 	@mkdir -p $(@D)
 	$(call quiet,CC,$@)$(CC) $(filter-out -DWB_HAVE_SYSTEMD=%,$(ALL_CFLAGS)) -DWB_HAVE_SYSTEMD=0 $(INCLUDES) -c -o $@ $<
 
+$(BUILD)/nosd/daemon/notify.o $(BUILD)/nosd/daemon/log.o: | $(PUBLIC_HEADER_LINKS)
 $(BUILD)/tests/tools/notify_probe-nosd: $(patsubst %,$(BUILD)/nosd/%.o,tests/tools/notify_probe daemon/notify daemon/log) $(BUILD)/lib/escape.o
 	@mkdir -p $(@D)
 	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^
@@ -231,7 +248,7 @@ bench: deps all $(TOOL_BINS) $(SIM_BIN)
 	@BENCH="$(BENCH)" SEED="$(SEED)" FIRST="$(FIRST)" N="$(N)" tests/bench/run.sh $(BUILD)
 
 # libFuzzer needs clang; each harness runs FUZZ_SECONDS on a scratch copy of its corpus.
-FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined $(INCLUDES)
+FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined $(TEST_INCLUDES)
 FUZZ_SOURCES = $(wildcard lib/*.c) $(filter-out $(DAEMON_MAIN),$(wildcard daemon/*.c)) $(patsubst %,tools/linkem/%.c,$(LINKEM_PURE))
 fuzz: deps
 	@mkdir -p $(BUILD)/fuzz

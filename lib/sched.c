@@ -57,7 +57,7 @@ static const struct {
 	{ "reinject_on_sndbuf", WB_SCHED_NO_REINJECT_SNDBUF },
 	{ "reinject_on_app_limited", WB_SCHED_NO_REINJECT_APP_LIMITED },
 	{ "avoid_blocking", WB_SCHED_NO_AVOID_BLOCKING },
-	{ "arrival", WB_SCHED_NO_ARRIVAL },
+	{ "arrival", WB_SCHED_NO_EARLIEST_ARRIVAL },
 	{ "measure", WB_SCHED_NO_MEASURE },
 };
 
@@ -454,7 +454,7 @@ uint64_t wb_sched_queue_hold_ns(const struct wb_bond *b, uint64_t now)
 
 uint64_t wb_sched_queue_target_ns(const struct wb_bond *b)
 {
-	if (!b->sched->feeds_slower_uplinks || !wb_sched_rule(b, WB_SCHED_NO_ARRIVAL))
+	if (!b->sched->feeds_slower_uplinks || !wb_sched_rule(b, WB_SCHED_NO_EARLIEST_ARRIVAL))
 		return b->tuning.aqm_target_ns;
 	return b->tuning.aqm_target_ns + wb_sched_delay_spread_ns(b, wb_sched_delay_allowance_ns(b));
 }

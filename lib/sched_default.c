@@ -212,7 +212,7 @@ static struct wb_uplink *by_speed(struct wb_bond *b, uint16_t mask, uint32_t byt
 {
 	struct wb_uplink *u;
 
-	if (wb_sched_rule(b, WB_SCHED_NO_ARRIVAL))
+	if (wb_sched_rule(b, WB_SCHED_NO_EARLIEST_ARRIVAL))
 		return by_arrival(b, mask, bytes, now);
 	u = wb_sched_earliest(b, mask, bytes, now);
 	if (u && wb_sched_rule(b, WB_SCHED_NO_AVOID_BLOCKING) && better_wait(b, u, bytes))

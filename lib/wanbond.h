@@ -92,7 +92,7 @@ struct wb_bond_tuning {
 #define WB_SCHED_NO_REINJECT_SNDBUF 0x10      /* ... when the send buffer is full */
 #define WB_SCHED_NO_REINJECT_APP_LIMITED 0x20 /* ... when nothing more waits to be sent */
 #define WB_SCHED_NO_AVOID_BLOCKING 0x40       /* keep off a slow uplink what would arrive after the window is used up */
-#define WB_SCHED_NO_ARRIVAL 0x80              /* each packet waits for the uplink where it arrives first */
+#define WB_SCHED_NO_EARLIEST_ARRIVAL 0x80     /* each packet waits for the uplink where it arrives first */
 #define WB_SCHED_NO_MEASURE 0x100             /* copies measure an unused uplink whose rate is not known */
 
 #define WB_DEFAULT_MTU 1413

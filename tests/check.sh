@@ -7,9 +7,18 @@
 #   5. the LuCI app: ESLint over its views, its menu, ACL and template (tests/openwrt/)
 #   6. the Debian package (root): built, linted, installed, removed (tests/pkg/)
 #   7. the network-namespace tests (root), over the link emulator
+#
+# Both cores (JOBS, default the machine's): the builds are make -jJOBS, the
+# unit tests, the replays and the simulator's scenarios run JOBS at once
+# (tests/run-unit.sh, tests/sim/run.sh), and so do the sweep's draws; each
+# prints in a fixed order. The namespace tests stay one at a time: their
+# namespaces are named by pid, but they check rates and times, and some
+# share the machine's systemd, /run and installed package.
 set -u
 cd "$(dirname "$0")/.."
 MAKE=${MAKE:-make}
+JOBS=${JOBS:-$(nproc)}
+export JOBS
 export UBSAN_OPTIONS=print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 results=()
 failed=0
@@ -27,10 +36,10 @@ stage() {
 	return 0
 }
 
-stage "build" $MAKE -s all unit-bins replay-bins tool-bins
-stage "unit tests" $MAKE -s check-unit
-stage "simulator sweep, 50 draws" $MAKE -s check-sweep
-stage "unit tests, ASan+UBSan" $MAKE -s check-unit BUILD=build/san SAN=1
+stage "build" $MAKE -s -j"$JOBS" all unit-bins replay-bins tool-bins
+stage "unit tests" $MAKE -s -j"$JOBS" check-unit
+stage "simulator sweep, 50 draws" $MAKE -s -j"$JOBS" check-sweep
+stage "unit tests, ASan+UBSan" $MAKE -s -j"$JOBS" check-unit BUILD=build/san SAN=1
 stage "LuCI app: lint, ACL, template" tests/openwrt/test_luci_lint.sh build
 stage "Debian package" tests/pkg/test_deb.sh build
 stage "namespace tests" tests/netns/run.sh build

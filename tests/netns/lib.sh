@@ -263,7 +263,7 @@ nt_iperf_server() {
 
 # ---- checks -----------------------------------------------------------------
 # The checks and the summary line (nt_expect_range, nt_expect_true, nt_finish).
-source "$(dirname "${BASH_SOURCE[0]}")/../checks.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../assert.sh"
 
 # ---- measurements -----------------------------------------------------------
 

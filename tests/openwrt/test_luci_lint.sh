@@ -11,7 +11,7 @@
 set -eu
 cd "$(dirname "$0")/../.."
 BUILD=${1:-build}
-source tests/checks.sh
+source tests/assert.sh
 
 APP=openwrt/luci-app-wanbond
 VIEWS=$APP/htdocs/luci-static/resources/view

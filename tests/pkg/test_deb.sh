@@ -19,7 +19,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 BUILD=${1:-build}
-source tests/checks.sh
+source tests/assert.sh
 installed=""
 instance_enabled=""
 TMP=""

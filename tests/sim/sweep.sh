@@ -9,7 +9,7 @@
 #   tests/sim/sweep.sh [-b BUILD] [-s SEED] [-f FIRST] [-n N] [-j JOBS] [-c | -g] [-e LINE]... [-k]
 #
 #   -s SEED   the generator's seed (default 1); -f FIRST, -n N: draws FIRST..FIRST+N-1 (1, 50)
-#   -j JOBS   simulations at once (default: the machine's cores)
+#   -j JOBS   simulations at once (default: $JOBS, else the machine's cores)
 #   -c        check the targets (docs/scheduler.md, "The sweep"): the bond at
 #             least 0.93 of the best uplink alone in every draw, and the
 #             median at least 0.90 of the sum; exit 1 on a miss
@@ -32,7 +32,7 @@ cd "$(dirname "$0")/../.."
 GUARD_MEDIAN_BEST=0.90
 GUARD_MEDIAN_SUM=0.68
 GUARD_MAX_BELOW=27
-BUILD=build SEED=1 FIRST=1 N=50 JOBS=$(nproc) CHECK=0 GUARD=0 KEEP=0 EXTRA=()
+BUILD=build SEED=1 FIRST=1 N=50 JOBS=${JOBS:-$(nproc)} CHECK=0 GUARD=0 KEEP=0 EXTRA=()
 while getopts b:s:f:n:j:cge:k opt; do
 	case $opt in
 	b) BUILD=$OPTARG ;;

@@ -299,39 +299,62 @@ static void test_a_tun_mtu_beyond_what_udp_carries_is_refused(void **state)
 	assert_int_equal(sizeof(struct wb_msg_data) + b->max_body + WB_TAG_LEN, WB_MAX_DATAGRAM);
 }
 
-/* Every rule's name maps to its flag and back; the flags are distinct bits; an unknown name is 0. */
+/*
+ * The library's mapping of rule names to flags (lib/sched.c), against what
+ * the configuration keys, `wanbond sched set` and the control family's
+ * WB_CTL_A_SCHED_SET_OFF bits promise (docs/configuration.md, control.yaml):
+ * each name to its bit and back, written out here by value, not copied from
+ * the library's table; no other bit has a rule, and near names are none.
+ */
 static void test_rule_names_map_to_flags_and_back(void **state)
 {
 	static const struct {
 		const char *name;
+		uint32_t bit;
 		uint32_t flag;
-	} rules[] = {
-		{ "penalise", WB_SCHED_NO_PENALISE },
-		{ "penalise_guard", WB_SCHED_NO_PENALISE_GUARD },
-		{ "reinject", WB_SCHED_NO_REINJECT },
-		{ "reinject_on_rwnd", WB_SCHED_NO_REINJECT_RWND },
-		{ "reinject_on_sndbuf", WB_SCHED_NO_REINJECT_SNDBUF },
-		{ "reinject_on_app_limited", WB_SCHED_NO_REINJECT_APP_LIMITED },
-		{ "avoid_blocking", WB_SCHED_NO_AVOID_BLOCKING },
-		{ "arrival", WB_SCHED_NO_ARRIVAL },
-		{ "measure", WB_SCHED_NO_MEASURE },
+	} expected[] = {
+		{ "penalise", 0x01, WB_SCHED_NO_PENALISE },
+		{ "penalise_guard", 0x02, WB_SCHED_NO_PENALISE_GUARD },
+		{ "reinject", 0x04, WB_SCHED_NO_REINJECT },
+		{ "reinject_on_rwnd", 0x08, WB_SCHED_NO_REINJECT_RWND },
+		{ "reinject_on_sndbuf", 0x10, WB_SCHED_NO_REINJECT_SNDBUF },
+		{ "reinject_on_app_limited", 0x20, WB_SCHED_NO_REINJECT_APP_LIMITED },
+		{ "avoid_blocking", 0x40, WB_SCHED_NO_AVOID_BLOCKING },
+		{ "arrival", 0x80, WB_SCHED_NO_EARLIEST_ARRIVAL },
+		{ "measure", 0x100, WB_SCHED_NO_MEASURE },
 	};
-	uint32_t seen = 0;
+	const size_t n = sizeof(expected) / sizeof(expected[0]);
+	uint32_t named = 0;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
-		assert_int_equal(wb_sched_rule_by_name(rules[i].name), rules[i].flag);
-		assert_non_null(wb_sched_rule_name(rules[i].flag));
-		assert_string_equal(wb_sched_rule_name(rules[i].flag), rules[i].name);
-		assert_int_equal(rules[i].flag & (rules[i].flag - 1), 0); /* one bit */
-		assert_int_equal(seen & rules[i].flag, 0);
-		seen |= rules[i].flag;
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(expected[i].flag, expected[i].bit); /* the C name, of the wire's value */
+		assert_int_equal(wb_sched_rule_by_name(expected[i].name), expected[i].bit);
+		assert_non_null(wb_sched_rule_name(expected[i].bit));
+		assert_string_equal(wb_sched_rule_name(expected[i].bit), expected[i].name);
 	}
+	/* Every single bit: named exactly when expected, and the name maps back to it. */
+	for (int b = 0; b < 32; b++) {
+		uint32_t bit = UINT32_C(1) << b;
+		const char *name = wb_sched_rule_name(bit);
+		bool want = false;
+
+		for (size_t i = 0; i < n; i++)
+			want |= expected[i].bit == bit;
+		if (!name) {
+			assert_false(want);
+			continue;
+		}
+		assert_true(want);
+		assert_int_equal(wb_sched_rule_by_name(name), bit);
+		named |= bit;
+	}
+	assert_int_equal(named, 0x1ff);
 	assert_int_equal(wb_sched_rule_by_name("reinjection"), 0);
 	assert_int_equal(wb_sched_rule_by_name(""), 0);
 	assert_int_equal(wb_sched_rule_by_name("Penalise"), 0);
+	assert_int_equal(wb_sched_rule_by_name("earliest_arrival"), 0); /* the C name's, not a key */
 	assert_null(wb_sched_rule_name(0));
-	assert_null(wb_sched_rule_name(0x200));
 	assert_null(wb_sched_rule_name(WB_SCHED_NO_PENALISE | WB_SCHED_NO_REINJECT));
 }
 
@@ -408,7 +431,7 @@ static void test_default_picks_the_lowest_completion_time(void **state)
 	struct wb_bond *b = scene(2, false);
 
 	(void)state;
-	b->tuning.sched_off |= WB_SCHED_NO_ARRIVAL; /* the choice among the uplinks that can send now */
+	b->tuning.sched_off |= WB_SCHED_NO_EARLIEST_ARRIVAL; /* the choice among the uplinks that can send now */
 	shape(b, 0, 10 * MS, 1000000, 100000, 20000);
 	shape(b, 1, 30 * MS, 1000000, 100000, 0);
 	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[1]);
@@ -694,7 +717,7 @@ static void test_queue_target_grows_with_the_delay_spread(void **state)
 	assert_int_equal(wb_sched_queue_target_ns(b), target);
 	shape(b, 2, 90 * MS, 10000000, 100000, 0);
 	assert_int_equal(wb_sched_queue_target_ns(b), target + 40 * MS);
-	b->tuning.sched_off |= WB_SCHED_NO_ARRIVAL;
+	b->tuning.sched_off |= WB_SCHED_NO_EARLIEST_ARRIVAL;
 	assert_int_equal(wb_sched_queue_target_ns(b), target);
 }
 
@@ -704,7 +727,7 @@ static void test_default_skips_an_uplink_with_a_full_window(void **state)
 	struct wb_bond *b = scene(2, false);
 
 	(void)state;
-	b->tuning.sched_off |= WB_SCHED_NO_ARRIVAL; /* the choice among the uplinks that can send now */
+	b->tuning.sched_off |= WB_SCHED_NO_EARLIEST_ARRIVAL; /* the choice among the uplinks that can send now */
 	shape(b, 0, 10 * MS, 100000000, 100000, 99000); /* 1 ms to drain, 5 ms: first if it may */
 	shape(b, 1, 30 * MS, 1000000, 100000, 0);        /* 16 ms */
 	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[0]);
@@ -725,7 +748,7 @@ static void test_default_passes_over_an_uplink_not_yet_due_by_pacing(void **stat
 	struct wb_bond *b = scene(2, false);
 
 	(void)state;
-	b->tuning.sched_off |= WB_SCHED_NO_ARRIVAL; /* the choice among the uplinks that can send now */
+	b->tuning.sched_off |= WB_SCHED_NO_EARLIEST_ARRIVAL; /* the choice among the uplinks that can send now */
 	shape(b, 0, 10 * MS, 10000000, 100000, 0); /* 0.1 ms + 5 ms */
 	shape(b, 1, 30 * MS, 1000000, 100000, 0);  /* 1 ms + 15 ms */
 	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[0]);
@@ -918,7 +941,7 @@ static struct wb_bond *blocking_scene(void)
 {
 	struct wb_bond *b = scene(2, false);
 
-	b->tuning.sched_off |= WB_SCHED_NO_ARRIVAL; /* the estimates alone, on the choice among those that can send */
+	b->tuning.sched_off |= WB_SCHED_NO_EARLIEST_ARRIVAL; /* the estimates alone, on the choice among those that can send */
 	shape(b, 0, 10 * MS, 10000000, 500, 0);
 	shape(b, 1, 100 * MS, 1000000, 1000000, 0);
 	assert_int_equal(wb_sched_completion_ns(&b->uplinks[1], 1000), 51 * MS);
@@ -1699,7 +1722,7 @@ static struct wb_bond *walk_scene(void)
 	for (uint64_t id = 1; id <= 9; id++)
 		assert_int_equal(pair_send_ip(&p, &p.client, id, L), 0);
 	/* The arrival rule off: new packets go to whichever uplink can send, as the walks below need. */
-	assert_int_equal(wb_bond_set_scheduler(b, "default", WB_SCHED_NO_ARRIVAL), 0);
+	assert_int_equal(wb_bond_set_scheduler(b, "default", WB_SCHED_NO_EARLIEST_ARRIVAL), 0);
 	assert_int_equal(b->snd.nxt - b->snd.una, 9);
 	for (uint64_t d = 0; d < 9; d++)
 		assert_int_equal(wb_sndbuf_get(&b->snd, b->snd.una + d)->holders, 1u << (d % 3));

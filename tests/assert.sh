@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # The checks of a test script and its summary line, one per line as
 # "  ok    LABEL" or "  FAIL  LABEL": sourced by tests/netns/lib.sh and by the
-# tests that need no namespace (tests/pkg/, tests/netns/test_openwrt.sh).
+# tests that need no namespace (tests/pkg/, tests/openwrt/).
 
 NT_FAILS=0
 NT_CHECKS=0
