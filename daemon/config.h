@@ -99,7 +99,7 @@ struct wb_conf_transport {
 /* Which uplink takes each packet: the policy, and its rules (docs/scheduler.md). */
 struct wb_conf_scheduler {
 	char policy[16];             /* default, roundrobin, redundant, first */
-	uint32_t off;                /* rules turned off, WB_SCHED_NO_* */
+	uint32_t off;                /* rules turned off, WB_SCHED_RULE_* */
 };
 
 /*

@@ -57,7 +57,7 @@ enum wb_ctl_attr {
 	WB_CTL_A_SESSION,        /* u8: a session is up */
 	WB_CTL_A_HANDSHAKE_AGO,  /* u64: ns since the current session's handshake (absent: no session) */
 	WB_CTL_A_SCHED_POLICY,   /* string */
-	WB_CTL_A_SCHED_OFF,      /* u32: the rules turned off (WB_SCHED_NO_*) */
+	WB_CTL_A_SCHED_OFF,      /* u32: the rules turned off (WB_SCHED_RULE_*) */
 	WB_CTL_A_SCHED_SET_ON,   /* u32: rules to turn on (SET_SCHED) */
 	WB_CTL_A_SCHED_SET_OFF,  /* u32: rules to turn off (SET_SCHED) */
 	WB_CTL_A_MTU,            /* u32 */

@@ -50,15 +50,15 @@ static const struct {
 	const char *name;
 	uint32_t flag;
 } rules[] = {
-	{ "penalise", WB_SCHED_NO_PENALISE },
-	{ "penalise_guard", WB_SCHED_NO_PENALISE_GUARD },
-	{ "reinject", WB_SCHED_NO_REINJECT },
-	{ "reinject_on_rwnd", WB_SCHED_NO_REINJECT_RWND },
-	{ "reinject_on_sndbuf", WB_SCHED_NO_REINJECT_SNDBUF },
-	{ "reinject_on_app_limited", WB_SCHED_NO_REINJECT_APP_LIMITED },
-	{ "avoid_blocking", WB_SCHED_NO_AVOID_BLOCKING },
-	{ "arrival", WB_SCHED_NO_EARLIEST_ARRIVAL },
-	{ "measure", WB_SCHED_NO_MEASURE },
+	{ "penalise", WB_SCHED_RULE_PENALISE },
+	{ "penalise_guard", WB_SCHED_RULE_PENALISE_GUARD },
+	{ "reinject", WB_SCHED_RULE_REINJECT },
+	{ "reinject_on_rwnd", WB_SCHED_RULE_REINJECT_RWND },
+	{ "reinject_on_sndbuf", WB_SCHED_RULE_REINJECT_SNDBUF },
+	{ "reinject_on_app_limited", WB_SCHED_RULE_REINJECT_APP_LIMITED },
+	{ "avoid_blocking", WB_SCHED_RULE_AVOID_BLOCKING },
+	{ "arrival", WB_SCHED_RULE_ARRIVAL },
+	{ "measure", WB_SCHED_RULE_MEASURE },
 };
 
 uint32_t wb_sched_rule_by_name(const char *name)
@@ -82,9 +82,9 @@ bool wb_sched_exists(const char *name)
 	return wb_sched_find(name) != NULL;
 }
 
-bool wb_sched_rule(const struct wb_bond *b, uint32_t no_flag)
+bool wb_sched_rule(const struct wb_bond *b, uint32_t rule)
 {
-	return !(b->tuning.sched_off & no_flag);
+	return !(b->tuning.sched_off & rule);
 }
 
 int wb_bond_set_scheduler(struct wb_bond *b, const char *name, uint32_t sched_off)
@@ -454,7 +454,7 @@ uint64_t wb_sched_queue_hold_ns(const struct wb_bond *b, uint64_t now)
 
 uint64_t wb_sched_queue_target_ns(const struct wb_bond *b)
 {
-	if (!b->sched->feeds_slower_uplinks || !wb_sched_rule(b, WB_SCHED_NO_EARLIEST_ARRIVAL))
+	if (!b->sched->feeds_slower_uplinks || !wb_sched_rule(b, WB_SCHED_RULE_ARRIVAL))
 		return b->tuning.aqm_target_ns;
 	return b->tuning.aqm_target_ns + wb_sched_delay_spread_ns(b, wb_sched_delay_allowance_ns(b));
 }

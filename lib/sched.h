@@ -92,8 +92,8 @@ void *wb_sched_state(struct wb_bond *b);
 /* Forget what the policy remembers: when it is chosen, and when the bond starts over. */
 void wb_sched_reset_state(struct wb_bond *b);
 
-/* Whether a rule (WB_SCHED_NO_*) is on for the bond. */
-bool wb_sched_rule(const struct wb_bond *b, uint32_t no_flag);
+/* Whether a rule (WB_SCHED_RULE_*) is on for the bond. */
+bool wb_sched_rule(const struct wb_bond *b, uint32_t rule);
 
 /*
  * ---- what a policy sees of its bond (sched.c) ------------------------------

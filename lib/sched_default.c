@@ -146,12 +146,12 @@ static struct wb_uplink *by_arrival(struct wb_bond *b, uint16_t mask, uint32_t b
 	if (!ready || !rate)
 		return NULL;
 	if (ramping_up(b, ready))
-		return wb_sched_rule(b, WB_SCHED_NO_AVOID_BLOCKING) && blest_wait(b, first, ready, bytes) ? NULL : ready;
+		return wb_sched_rule(b, WB_SCHED_RULE_AVOID_BLOCKING) && blest_wait(b, first, ready, bytes) ? NULL : ready;
 	behind = wb_sched_queued_bytes(b) * WB_NSEC_PER_SEC / rate;
 	slack = wb_sched_delay_spread_ns(b, wb_sched_delay_allowance_ns(b));
 	if (wb_sched_arrival_ns(ready, bytes, now) > wb_sched_arrival_ns(first, bytes, now) + (behind > slack ? behind : slack))
 		return NULL; /* it waits for the first */
-	if (wb_sched_rule(b, WB_SCHED_NO_AVOID_BLOCKING) && blest_wait(b, first, ready, bytes))
+	if (wb_sched_rule(b, WB_SCHED_RULE_AVOID_BLOCKING) && blest_wait(b, first, ready, bytes))
 		return NULL;
 	return ready;
 }
@@ -212,10 +212,10 @@ static struct wb_uplink *by_speed(struct wb_bond *b, uint16_t mask, uint32_t byt
 {
 	struct wb_uplink *u;
 
-	if (wb_sched_rule(b, WB_SCHED_NO_EARLIEST_ARRIVAL))
+	if (wb_sched_rule(b, WB_SCHED_RULE_ARRIVAL))
 		return by_arrival(b, mask, bytes, now);
 	u = wb_sched_earliest(b, mask, bytes, now);
-	if (u && wb_sched_rule(b, WB_SCHED_NO_AVOID_BLOCKING) && better_wait(b, u, bytes))
+	if (u && wb_sched_rule(b, WB_SCHED_RULE_AVOID_BLOCKING) && better_wait(b, u, bytes))
 		return NULL; /* it waits for the fast uplink */
 	return u;
 }
@@ -233,11 +233,11 @@ static bool reason_allowed(const struct wb_bond *b, enum wb_retrans_reason why)
 {
 	switch (why) {
 	case WB_RETRANS_RWND_FULL:
-		return wb_sched_rule(b, WB_SCHED_NO_REINJECT_RWND);
+		return wb_sched_rule(b, WB_SCHED_RULE_REINJECT_RWND);
 	case WB_RETRANS_SNDBUF_FULL:
-		return wb_sched_rule(b, WB_SCHED_NO_REINJECT_SNDBUF);
+		return wb_sched_rule(b, WB_SCHED_RULE_REINJECT_SNDBUF);
 	case WB_RETRANS_APP_LIMITED:
-		return wb_sched_rule(b, WB_SCHED_NO_REINJECT_APP_LIMITED);
+		return wb_sched_rule(b, WB_SCHED_RULE_REINJECT_APP_LIMITED);
 	case WB_RETRANS_NONE:
 	case WB_RETRANS_RTO:
 	case WB_RETRANS_MEASURE:
@@ -320,7 +320,7 @@ static void default_get_retrans(struct wb_bond *b, enum wb_retrans_reason why, u
 	uint64_t budget = 0, room;
 
 	if (why == WB_RETRANS_MEASURE) {
-		if (!wb_sched_rule(b, WB_SCHED_NO_MEASURE) || !(d->uplink = to_measure(b, now)))
+		if (!wb_sched_rule(b, WB_SCHED_RULE_MEASURE) || !(d->uplink = to_measure(b, now)))
 			return;
 		d->from = wb_sched_uplinks(b) & (uint16_t)~(1u << d->uplink->id);
 		d->limit = d->uplink->cc.cwnd - d->uplink->rec->bytes_in_flight;
@@ -334,7 +334,7 @@ static void default_get_retrans(struct wb_bond *b, enum wb_retrans_reason why, u
 					   : (uint64_t)TIMEOUT_RESEND_PACKETS * wb_sched_mtu(b);
 		return;
 	}
-	if (!wb_sched_rule(b, WB_SCHED_NO_REINJECT) || !reason_allowed(b, why) || !(idle = idle_uplink(b)))
+	if (!wb_sched_rule(b, WB_SCHED_RULE_REINJECT) || !reason_allowed(b, why) || !(idle = idle_uplink(b)))
 		return;
 	d->idle_found = true;
 	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
@@ -362,9 +362,9 @@ static void default_on_blocked(struct wb_bond *b, enum wb_retrans_reason why, ui
 	struct wb_uplink *fastest = wb_sched_lowest_rtt(b, wb_sched_uplinks(b));
 	struct default_state *st = wb_sched_state(b);
 
-	if (!wb_sched_rule(b, WB_SCHED_NO_PENALISE) || (why != WB_RETRANS_RWND_FULL && why != WB_RETRANS_SNDBUF_FULL))
+	if (!wb_sched_rule(b, WB_SCHED_RULE_PENALISE) || (why != WB_RETRANS_RWND_FULL && why != WB_RETRANS_SNDBUF_FULL))
 		return;
-	if (why == WB_RETRANS_RWND_FULL && wb_sched_rule(b, WB_SCHED_NO_PENALISE_GUARD))
+	if (why == WB_RETRANS_RWND_FULL && wb_sched_rule(b, WB_SCHED_RULE_PENALISE_GUARD))
 		return;
 	if (!holders || !fastest)
 		return;

@@ -81,19 +81,22 @@ struct wb_bond_tuning {
 	uint64_t aqm_target_ns, aqm_interval_ns;
 	char cc[16];               /* congestion control: "bbr" or "newreno" */
 	char scheduler[16];        /* "default", "roundrobin", "redundant" or "first" */
-	uint32_t sched_off;        /* rules of the scheduler turned off (WB_SCHED_NO_*): all on by default */
+	uint32_t sched_off;        /* rules of the scheduler turned off (WB_SCHED_RULE_*): all on by default */
 };
 
-/* The scheduler's rules, each with a switch so the benchmark can show its worth (docs/scheduler.md). */
-#define WB_SCHED_NO_PENALISE 0x01             /* halve the window of a slow uplink that holds up the bond */
-#define WB_SCHED_NO_PENALISE_GUARD 0x02       /* ... even while the peer's receive window is what limits */
-#define WB_SCHED_NO_REINJECT 0x04             /* copy what slow uplinks hold onto an idle fast one */
-#define WB_SCHED_NO_REINJECT_RWND 0x08        /* ... when the receive window is full */
-#define WB_SCHED_NO_REINJECT_SNDBUF 0x10      /* ... when the send buffer is full */
-#define WB_SCHED_NO_REINJECT_APP_LIMITED 0x20 /* ... when nothing more waits to be sent */
-#define WB_SCHED_NO_AVOID_BLOCKING 0x40       /* keep off a slow uplink what would arrive after the window is used up */
-#define WB_SCHED_NO_EARLIEST_ARRIVAL 0x80     /* each packet waits for the uplink where it arrives first */
-#define WB_SCHED_NO_MEASURE 0x100             /* copies measure an unused uplink whose rate is not known */
+/*
+ * The scheduler's rules, a bit each, all on unless sched_off holds its bit:
+ * each has a switch so the benchmark can show its worth (docs/scheduler.md).
+ */
+#define WB_SCHED_RULE_PENALISE 0x01             /* halve the window of a slow uplink that holds up the bond */
+#define WB_SCHED_RULE_PENALISE_GUARD 0x02       /* ... even while the peer's receive window is what limits */
+#define WB_SCHED_RULE_REINJECT 0x04             /* copy what slow uplinks hold onto an idle fast one */
+#define WB_SCHED_RULE_REINJECT_RWND 0x08        /* ... when the receive window is full */
+#define WB_SCHED_RULE_REINJECT_SNDBUF 0x10      /* ... when the send buffer is full */
+#define WB_SCHED_RULE_REINJECT_APP_LIMITED 0x20 /* ... when nothing more waits to be sent */
+#define WB_SCHED_RULE_AVOID_BLOCKING 0x40       /* keep off a slow uplink what would arrive after the window is used up */
+#define WB_SCHED_RULE_ARRIVAL 0x80     /* each packet waits for the uplink where it arrives first */
+#define WB_SCHED_RULE_MEASURE 0x100             /* copies measure an unused uplink whose rate is not known */
 
 #define WB_DEFAULT_MTU 1413
 #define WB_DEFAULT_SEND_BUFFER (6ULL << 20)
@@ -178,7 +181,7 @@ struct wb_bond_status {
 	bool session;
 	uint64_t session_born_ns;  /* when the current session's handshake completed; 0: none */
 	char scheduler[16];
-	uint32_t sched_off;        /* rules turned off (WB_SCHED_NO_*) */
+	uint32_t sched_off;        /* rules turned off (WB_SCHED_RULE_*) */
 	uint64_t send_buffer, receive_window, send_queue;
 	uint64_t memory;           /* wb_bond_memory() */
 	bool on_backup;            /* only backups carry traffic: no active uplink is usable, a backup is */
@@ -285,7 +288,7 @@ const char *wb_sched_rule_name(uint32_t flag);
 bool wb_sched_exists(const char *name);
 
 /*
- * Chooses the bond's scheduler and its rules (sched_off: WB_SCHED_NO_*) at
+ * Chooses the bond's scheduler and its rules (sched_off: WB_SCHED_RULE_*) at
  * run time. -EINVAL for an unknown name, and nothing changes.
  */
 int wb_bond_set_scheduler(struct wb_bond *b, const char *name, uint32_t sched_off);

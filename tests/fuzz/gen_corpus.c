@@ -420,13 +420,13 @@ static void ctl_seeds(void)
 	mnl_attr_put_strz(nlh, WB_CTL_A_SCHED_POLICY, "redundant");
 	ctl_put("req_set_sched_policy", nlh);
 	nlh = ctl_start(WB_CTL_CMD_SET_SCHED, NLM_F_REQUEST | NLM_F_ACK);
-	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_ON, WB_SCHED_NO_PENALISE | WB_SCHED_NO_REINJECT);
-	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_OFF, WB_SCHED_NO_AVOID_BLOCKING);
+	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_ON, WB_SCHED_RULE_PENALISE | WB_SCHED_RULE_REINJECT);
+	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_OFF, WB_SCHED_RULE_AVOID_BLOCKING);
 	ctl_put("req_set_sched_rules", nlh);
 	nlh = ctl_start(WB_CTL_CMD_SET_SCHED, NLM_F_REQUEST | NLM_F_ACK);
 	mnl_attr_put_strz(nlh, WB_CTL_A_SCHED_POLICY, "first");
-	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_ON, WB_SCHED_NO_REINJECT_RWND);
-	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_OFF, WB_SCHED_NO_PENALISE_GUARD);
+	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_ON, WB_SCHED_RULE_REINJECT_RWND);
+	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_OFF, WB_SCHED_RULE_PENALISE_GUARD);
 	ctl_put("req_set_sched_all", nlh);
 	ctl_put("req_set_uplink_weight", ctl_set_uplink("lte", -1, -1, 500));
 	ctl_put("req_set_uplink_all", ctl_set_uplink("dsl-2", 1, 0, 1000));
@@ -451,7 +451,7 @@ static void ctl_seeds(void)
 	mnl_attr_put_u8(nlh, WB_CTL_A_SESSION, 1);
 	mnl_attr_put_u64(nlh, WB_CTL_A_HANDSHAKE_AGO, 12345678901ull);
 	mnl_attr_put_strz(nlh, WB_CTL_A_SCHED_POLICY, "default");
-	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_OFF, WB_SCHED_NO_REINJECT_SNDBUF);
+	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_OFF, WB_SCHED_RULE_REINJECT_SNDBUF);
 	mnl_attr_put_u32(nlh, WB_CTL_A_MTU, 1420);
 	mnl_attr_put_u64(nlh, WB_CTL_A_SEND_BUFFER, 4u << 20);
 	mnl_attr_put_u64(nlh, WB_CTL_A_RECEIVE_WINDOW, 6u << 20);
@@ -555,8 +555,8 @@ static void ctl_seeds(void)
 	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_ON, 1);
 	ctl_put("bad_attribute_twice", nlh);
 	nlh = ctl_start(WB_CTL_CMD_SET_SCHED, NLM_F_REQUEST);
-	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_ON, WB_SCHED_NO_REINJECT);
-	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_OFF, WB_SCHED_NO_REINJECT | 0x100);
+	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_ON, WB_SCHED_RULE_REINJECT);
+	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_OFF, WB_SCHED_RULE_REINJECT | 0x100);
 	ctl_put("bad_rules", nlh);
 	nlh = ctl_start(WB_CTL_CMD_SET_SCHED, NLM_F_REQUEST);
 	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_ON, 1);

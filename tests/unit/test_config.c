@@ -1230,13 +1230,13 @@ static void test_scheduler(void **state)
 		"name = \"home\";\nscheduler = { policy = \"roundrobin\"; penalise = false; reinject_on_rwnd = false;"
 		" avoid_blocking = true; };");
 	assert_string_equal(cfg.scheduler.policy, "roundrobin");
-	assert_int_equal(cfg.scheduler.off, WB_SCHED_NO_PENALISE | WB_SCHED_NO_REINJECT_RWND);
+	assert_int_equal(cfg.scheduler.off, WB_SCHED_RULE_PENALISE | WB_SCHED_RULE_REINJECT_RWND);
 	ok_with(client_min, "name = \"home\";",
 		"name = \"home\";\nscheduler = { penalise_guard = false; reinject = false; reinject_on_sndbuf = false;"
 		" reinject_on_app_limited = false; avoid_blocking = false; };");
-	assert_int_equal(cfg.scheduler.off, WB_SCHED_NO_PENALISE_GUARD | WB_SCHED_NO_REINJECT |
-						    WB_SCHED_NO_REINJECT_SNDBUF | WB_SCHED_NO_REINJECT_APP_LIMITED |
-						    WB_SCHED_NO_AVOID_BLOCKING);
+	assert_int_equal(cfg.scheduler.off, WB_SCHED_RULE_PENALISE_GUARD | WB_SCHED_RULE_REINJECT |
+						    WB_SCHED_RULE_REINJECT_SNDBUF | WB_SCHED_RULE_REINJECT_APP_LIMITED |
+						    WB_SCHED_RULE_AVOID_BLOCKING);
 	expect_with(client_min, "name = \"home\";", "name = \"home\";\nscheduler = { policy = \"fastest\"; };",
 		    "t.conf:3: scheduler.policy: 'fastest' is none of default, roundrobin, redundant, first");
 	expect_with(client_min, "name = \"home\";", "name = \"home\";\nscheduler = { penalise = 1; };",

@@ -190,14 +190,14 @@ static void test_set_sched_request_round_trips(void **state)
 	(void)state;
 	nlh = start(WB_CTL_CMD_SET_SCHED);
 	mnl_attr_put_strz(nlh, WB_CTL_A_SCHED_POLICY, "roundrobin");
-	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_ON, WB_SCHED_NO_PENALISE | WB_SCHED_NO_REINJECT);
-	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_OFF, WB_SCHED_NO_AVOID_BLOCKING);
+	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_ON, WB_SCHED_RULE_PENALISE | WB_SCHED_RULE_REINJECT);
+	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_OFF, WB_SCHED_RULE_AVOID_BLOCKING);
 	accept_msg(nlh, WB_CTL_REQUEST, &m);
 	assert_int_equal(m.cmd, WB_CTL_CMD_SET_SCHED);
 	assert_string_equal(wb_ctl_str(in_copy(m.a[WB_CTL_A_SCHED_POLICY]), "?"), "roundrobin");
 	assert_int_equal(mnl_attr_get_u32(in_copy(m.a[WB_CTL_A_SCHED_SET_ON])),
-			 WB_SCHED_NO_PENALISE | WB_SCHED_NO_REINJECT);
-	assert_int_equal(mnl_attr_get_u32(in_copy(m.a[WB_CTL_A_SCHED_SET_OFF])), WB_SCHED_NO_AVOID_BLOCKING);
+			 WB_SCHED_RULE_PENALISE | WB_SCHED_RULE_REINJECT);
+	assert_int_equal(mnl_attr_get_u32(in_copy(m.a[WB_CTL_A_SCHED_SET_OFF])), WB_SCHED_RULE_AVOID_BLOCKING);
 	/* An absent attribute reads as the default. */
 	assert_null(m.a[WB_CTL_A_SCHED_OFF]);
 	assert_string_equal(wb_ctl_str(m.a[WB_CTL_A_BOND_NAME], "none"), "none");
@@ -334,7 +334,7 @@ static void test_bond_reply_round_trips_with_every_counter(void **state)
 	mnl_attr_put_u8(nlh, WB_CTL_A_SESSION, 1);
 	mnl_attr_put_u64(nlh, WB_CTL_A_HANDSHAKE_AGO, 12345678901ull);
 	mnl_attr_put_strz(nlh, WB_CTL_A_SCHED_POLICY, "default");
-	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_OFF, WB_SCHED_NO_REINJECT_RWND);
+	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_OFF, WB_SCHED_RULE_REINJECT_RWND);
 	mnl_attr_put_u32(nlh, WB_CTL_A_MTU, 1420);
 	mnl_attr_put_u64(nlh, WB_CTL_A_SEND_BUFFER, 4ull << 20);
 	mnl_attr_put_u64(nlh, WB_CTL_A_RECEIVE_WINDOW, 6ull << 20);
@@ -353,7 +353,7 @@ static void test_bond_reply_round_trips_with_every_counter(void **state)
 	assert_int_equal(mnl_attr_get_u8(m.a[WB_CTL_A_SESSION]), 1);
 	assert_int_equal(mnl_attr_get_u64(m.a[WB_CTL_A_HANDSHAKE_AGO]), 12345678901ull);
 	assert_string_equal(mnl_attr_get_str(m.a[WB_CTL_A_SCHED_POLICY]), "default");
-	assert_int_equal(mnl_attr_get_u32(m.a[WB_CTL_A_SCHED_OFF]), WB_SCHED_NO_REINJECT_RWND);
+	assert_int_equal(mnl_attr_get_u32(m.a[WB_CTL_A_SCHED_OFF]), WB_SCHED_RULE_REINJECT_RWND);
 	assert_int_equal(mnl_attr_get_u32(m.a[WB_CTL_A_MTU]), 1420);
 	assert_int_equal(mnl_attr_get_u64(m.a[WB_CTL_A_SEND_BUFFER]), 4ull << 20);
 	assert_int_equal(mnl_attr_get_u64(m.a[WB_CTL_A_RECEIVE_WINDOW]), 6ull << 20);
@@ -960,7 +960,7 @@ static void test_set_sched_unknown_rule_bits_are_rejected(void **state)
 
 	(void)state;
 	nlh = start(WB_CTL_CMD_SET_SCHED);
-	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_ON, 0x200 | WB_SCHED_NO_PENALISE);
+	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_ON, 0x200 | WB_SCHED_RULE_PENALISE);
 	reject(nlh, WB_CTL_REQUEST, -EINVAL, "unknown rule bits 0x200");
 	nlh = start(WB_CTL_CMD_SET_SCHED);
 	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_OFF, 0x80000000u);
@@ -973,8 +973,8 @@ static void test_set_sched_same_rule_on_and_off_is_rejected(void **state)
 
 	(void)state;
 	nlh = start(WB_CTL_CMD_SET_SCHED);
-	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_ON, WB_SCHED_NO_PENALISE | WB_SCHED_NO_REINJECT);
-	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_OFF, WB_SCHED_NO_REINJECT);
+	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_ON, WB_SCHED_RULE_PENALISE | WB_SCHED_RULE_REINJECT);
+	mnl_attr_put_u32(nlh, WB_CTL_A_SCHED_SET_OFF, WB_SCHED_RULE_REINJECT);
 	reject(nlh, WB_CTL_REQUEST, -EINVAL, "rule bits 0x4 both on and off");
 }
 

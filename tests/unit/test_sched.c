@@ -232,23 +232,23 @@ static void test_set_scheduler_refuses_an_unknown_name_and_changes_nothing(void 
 	struct wb_bond *b = scene(2, false);
 
 	(void)state;
-	assert_int_equal(wb_bond_set_scheduler(b, "roundrobin", WB_SCHED_NO_PENALISE), 0);
+	assert_int_equal(wb_bond_set_scheduler(b, "roundrobin", WB_SCHED_RULE_PENALISE), 0);
 	assert_ptr_equal(b->sched, &wb_sched_roundrobin);
 	assert_ptr_equal(get_send(&wb_sched_roundrobin, b, 1000, 0, NULL), &b->uplinks[0]); /* uplink 1's turn next */
 	b->reinj.active = true;
-	assert_int_equal(wb_bond_set_scheduler(b, "fastest", WB_SCHED_NO_REINJECT), -EINVAL);
+	assert_int_equal(wb_bond_set_scheduler(b, "fastest", WB_SCHED_RULE_REINJECT), -EINVAL);
 	assert_ptr_equal(b->sched, &wb_sched_roundrobin);
 	assert_string_equal(wb_bond_scheduler(b), "roundrobin");
 	assert_string_equal(b->tuning.scheduler, "roundrobin");
-	assert_int_equal(b->tuning.sched_off, WB_SCHED_NO_PENALISE);
+	assert_int_equal(b->tuning.sched_off, WB_SCHED_RULE_PENALISE);
 	assert_ptr_equal(get_send(&wb_sched_roundrobin, b, 1000, 0, NULL), &b->uplinks[1]);
 	assert_true(b->reinj.active);
 	/* A known one takes effect whole: policy, name, rules, and the old policy's state and copies dropped. */
-	assert_int_equal(wb_bond_set_scheduler(b, "first", WB_SCHED_NO_REINJECT), 0);
+	assert_int_equal(wb_bond_set_scheduler(b, "first", WB_SCHED_RULE_REINJECT), 0);
 	assert_ptr_equal(b->sched, &wb_sched_first);
 	assert_string_equal(wb_bond_scheduler(b), "first");
 	assert_string_equal(b->tuning.scheduler, "first");
-	assert_int_equal(b->tuning.sched_off, WB_SCHED_NO_REINJECT);
+	assert_int_equal(b->tuning.sched_off, WB_SCHED_RULE_REINJECT);
 	assert_false(b->reinj.active);
 	for (size_t i = 0; i < sizeof(b->sched_state); i++)
 		assert_int_equal(b->sched_state[i], 0);
@@ -268,10 +268,10 @@ static void test_a_bond_with_an_unknown_scheduler_is_refused(void **state)
 	assert_null(b);
 	assert_null(wb_device_bond(p.server.dev, 1));
 	snprintf(bp.tuning.scheduler, sizeof(bp.tuning.scheduler), "%s", "first");
-	bp.tuning.sched_off = WB_SCHED_NO_AVOID_BLOCKING;
+	bp.tuning.sched_off = WB_SCHED_RULE_AVOID_BLOCKING;
 	assert_int_equal(wb_device_add_bond(p.server.dev, &bp, &b), 0);
 	assert_ptr_equal(b->sched, &wb_sched_first);
-	assert_int_equal(b->tuning.sched_off, WB_SCHED_NO_AVOID_BLOCKING);
+	assert_int_equal(b->tuning.sched_off, WB_SCHED_RULE_AVOID_BLOCKING);
 	/* Unset: the default policy, every rule on. */
 	assert_ptr_equal(p.client.bond->sched, &wb_sched_default);
 	assert_int_equal(p.client.bond->tuning.sched_off, 0);
@@ -313,15 +313,15 @@ static void test_rule_names_map_to_flags_and_back(void **state)
 		uint32_t bit;
 		uint32_t flag;
 	} expected[] = {
-		{ "penalise", 0x01, WB_SCHED_NO_PENALISE },
-		{ "penalise_guard", 0x02, WB_SCHED_NO_PENALISE_GUARD },
-		{ "reinject", 0x04, WB_SCHED_NO_REINJECT },
-		{ "reinject_on_rwnd", 0x08, WB_SCHED_NO_REINJECT_RWND },
-		{ "reinject_on_sndbuf", 0x10, WB_SCHED_NO_REINJECT_SNDBUF },
-		{ "reinject_on_app_limited", 0x20, WB_SCHED_NO_REINJECT_APP_LIMITED },
-		{ "avoid_blocking", 0x40, WB_SCHED_NO_AVOID_BLOCKING },
-		{ "arrival", 0x80, WB_SCHED_NO_EARLIEST_ARRIVAL },
-		{ "measure", 0x100, WB_SCHED_NO_MEASURE },
+		{ "penalise", 0x01, WB_SCHED_RULE_PENALISE },
+		{ "penalise_guard", 0x02, WB_SCHED_RULE_PENALISE_GUARD },
+		{ "reinject", 0x04, WB_SCHED_RULE_REINJECT },
+		{ "reinject_on_rwnd", 0x08, WB_SCHED_RULE_REINJECT_RWND },
+		{ "reinject_on_sndbuf", 0x10, WB_SCHED_RULE_REINJECT_SNDBUF },
+		{ "reinject_on_app_limited", 0x20, WB_SCHED_RULE_REINJECT_APP_LIMITED },
+		{ "avoid_blocking", 0x40, WB_SCHED_RULE_AVOID_BLOCKING },
+		{ "arrival", 0x80, WB_SCHED_RULE_ARRIVAL },
+		{ "measure", 0x100, WB_SCHED_RULE_MEASURE },
 	};
 	const size_t n = sizeof(expected) / sizeof(expected[0]);
 	uint32_t named = 0;
@@ -355,7 +355,7 @@ static void test_rule_names_map_to_flags_and_back(void **state)
 	assert_int_equal(wb_sched_rule_by_name("Penalise"), 0);
 	assert_int_equal(wb_sched_rule_by_name("earliest_arrival"), 0); /* the C name's, not a key */
 	assert_null(wb_sched_rule_name(0));
-	assert_null(wb_sched_rule_name(WB_SCHED_NO_PENALISE | WB_SCHED_NO_REINJECT));
+	assert_null(wb_sched_rule_name(WB_SCHED_RULE_PENALISE | WB_SCHED_RULE_REINJECT));
 }
 
 /*
@@ -396,12 +396,12 @@ static void test_a_rule_is_on_unless_switched_off(void **state)
 	struct wb_bond *b = scene(2, false);
 
 	(void)state;
-	assert_true(wb_sched_rule(b, WB_SCHED_NO_PENALISE));
-	assert_true(wb_sched_rule(b, WB_SCHED_NO_REINJECT));
-	assert_int_equal(wb_bond_set_scheduler(b, "default", WB_SCHED_NO_REINJECT | WB_SCHED_NO_AVOID_BLOCKING), 0);
-	assert_true(wb_sched_rule(b, WB_SCHED_NO_PENALISE));
-	assert_false(wb_sched_rule(b, WB_SCHED_NO_REINJECT));
-	assert_false(wb_sched_rule(b, WB_SCHED_NO_AVOID_BLOCKING));
+	assert_true(wb_sched_rule(b, WB_SCHED_RULE_PENALISE));
+	assert_true(wb_sched_rule(b, WB_SCHED_RULE_REINJECT));
+	assert_int_equal(wb_bond_set_scheduler(b, "default", WB_SCHED_RULE_REINJECT | WB_SCHED_RULE_AVOID_BLOCKING), 0);
+	assert_true(wb_sched_rule(b, WB_SCHED_RULE_PENALISE));
+	assert_false(wb_sched_rule(b, WB_SCHED_RULE_REINJECT));
+	assert_false(wb_sched_rule(b, WB_SCHED_RULE_AVOID_BLOCKING));
 }
 
 /* ---- 2. default: new packets ----------------------------------------------------------- */
@@ -431,7 +431,7 @@ static void test_default_picks_the_lowest_completion_time(void **state)
 	struct wb_bond *b = scene(2, false);
 
 	(void)state;
-	b->tuning.sched_off |= WB_SCHED_NO_EARLIEST_ARRIVAL; /* the choice among the uplinks that can send now */
+	b->tuning.sched_off |= WB_SCHED_RULE_ARRIVAL; /* the choice among the uplinks that can send now */
 	shape(b, 0, 10 * MS, 1000000, 100000, 20000);
 	shape(b, 1, 30 * MS, 1000000, 100000, 0);
 	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[1]);
@@ -717,7 +717,7 @@ static void test_queue_target_grows_with_the_delay_spread(void **state)
 	assert_int_equal(wb_sched_queue_target_ns(b), target);
 	shape(b, 2, 90 * MS, 10000000, 100000, 0);
 	assert_int_equal(wb_sched_queue_target_ns(b), target + 40 * MS);
-	b->tuning.sched_off |= WB_SCHED_NO_EARLIEST_ARRIVAL;
+	b->tuning.sched_off |= WB_SCHED_RULE_ARRIVAL;
 	assert_int_equal(wb_sched_queue_target_ns(b), target);
 }
 
@@ -727,7 +727,7 @@ static void test_default_skips_an_uplink_with_a_full_window(void **state)
 	struct wb_bond *b = scene(2, false);
 
 	(void)state;
-	b->tuning.sched_off |= WB_SCHED_NO_EARLIEST_ARRIVAL; /* the choice among the uplinks that can send now */
+	b->tuning.sched_off |= WB_SCHED_RULE_ARRIVAL; /* the choice among the uplinks that can send now */
 	shape(b, 0, 10 * MS, 100000000, 100000, 99000); /* 1 ms to drain, 5 ms: first if it may */
 	shape(b, 1, 30 * MS, 1000000, 100000, 0);        /* 16 ms */
 	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[0]);
@@ -748,7 +748,7 @@ static void test_default_passes_over_an_uplink_not_yet_due_by_pacing(void **stat
 	struct wb_bond *b = scene(2, false);
 
 	(void)state;
-	b->tuning.sched_off |= WB_SCHED_NO_EARLIEST_ARRIVAL; /* the choice among the uplinks that can send now */
+	b->tuning.sched_off |= WB_SCHED_RULE_ARRIVAL; /* the choice among the uplinks that can send now */
 	shape(b, 0, 10 * MS, 10000000, 100000, 0); /* 0.1 ms + 5 ms */
 	shape(b, 1, 30 * MS, 1000000, 100000, 0);  /* 1 ms + 15 ms */
 	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[0]);
@@ -775,7 +775,7 @@ static void test_default_keeps_off_the_uplinks_in_avoid(void **state)
 	shape(b, 2, 20 * MS, 10000000, 100000, 0);
 	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[0]);
 	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0x1, NULL), &b->uplinks[1]);
-	b->tuning.sched_off = WB_SCHED_NO_AVOID_BLOCKING; /* the slowest alone must not be refused for blocking */
+	b->tuning.sched_off = WB_SCHED_RULE_AVOID_BLOCKING; /* the slowest alone must not be refused for blocking */
 	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0x3, NULL), &b->uplinks[2]);
 	assert_null(get_send(&wb_sched_default, b, 1000, 0x7, NULL));
 }
@@ -941,7 +941,7 @@ static struct wb_bond *blocking_scene(void)
 {
 	struct wb_bond *b = scene(2, false);
 
-	b->tuning.sched_off |= WB_SCHED_NO_EARLIEST_ARRIVAL; /* the estimates alone, on the choice among those that can send */
+	b->tuning.sched_off |= WB_SCHED_RULE_ARRIVAL; /* the estimates alone, on the choice among those that can send */
 	shape(b, 0, 10 * MS, 10000000, 500, 0);
 	shape(b, 1, 100 * MS, 1000000, 1000000, 0);
 	assert_int_equal(wb_sched_completion_ns(&b->uplinks[1], 1000), 51 * MS);
@@ -1011,7 +1011,7 @@ static void test_avoid_blocking_off_sends_on_the_slow_uplink(void **state)
 	(void)state;
 	b->peer_rwnd = 1000;
 	assert_null(get_send(&wb_sched_default, b, 1000, 0, NULL));
-	b->tuning.sched_off |= WB_SCHED_NO_AVOID_BLOCKING;
+	b->tuning.sched_off |= WB_SCHED_RULE_AVOID_BLOCKING;
 	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[1]);
 }
 
@@ -1059,7 +1059,7 @@ static void test_avoid_blocking_waits_when_the_fast_uplink_drains_the_backlog_fi
 	b->uplinks[0].rec->bytes_in_flight = 449000; /* 44.9 ms to drain, then 2 ms and 5 ms: later than 51 ms */
 	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[1]);
 	b->uplinks[0].rec->bytes_in_flight = 0;
-	b->tuning.sched_off |= WB_SCHED_NO_AVOID_BLOCKING;
+	b->tuning.sched_off |= WB_SCHED_RULE_AVOID_BLOCKING;
 	assert_ptr_equal(get_send(&wb_sched_default, b, 1000, 0, NULL), &b->uplinks[1]);
 }
 
@@ -1076,7 +1076,7 @@ static void test_roundrobin_rotates_one_packet_each(void **state)
 	for (int k = 0; k < 7; k++)
 		assert_ptr_equal(get_send(&wb_sched_roundrobin, b, 1000, 0, NULL), &b->uplinks[k % 3]);
 	/* The turn is the policy's own: choosing the policy again keeps it, another policy and back start it over. */
-	assert_int_equal(wb_bond_set_scheduler(b, "roundrobin", WB_SCHED_NO_PENALISE), 0);
+	assert_int_equal(wb_bond_set_scheduler(b, "roundrobin", WB_SCHED_RULE_PENALISE), 0);
 	assert_ptr_equal(get_send(&wb_sched_roundrobin, b, 1000, 0, NULL), &b->uplinks[1]);
 	assert_int_equal(wb_bond_set_scheduler(b, "first", 0), 0);
 	assert_int_equal(wb_bond_set_scheduler(b, "roundrobin", 0), 0);
@@ -1478,16 +1478,16 @@ static void test_a_backup_is_never_the_idle_uplink(void **state)
 	assert_false(d.idle_found);
 }
 
-/* Each reason has its switch, and WB_SCHED_NO_REINJECT turns them all off; the bond timeout has none. */
+/* Each reason has its switch, and WB_SCHED_RULE_REINJECT turns them all off; the bond timeout has none. */
 static void test_each_reinjection_reason_has_its_switch(void **state)
 {
 	static const struct {
 		enum wb_retrans_reason why;
 		uint32_t off;
 	} reasons[] = {
-		{ WB_RETRANS_RWND_FULL, WB_SCHED_NO_REINJECT_RWND },
-		{ WB_RETRANS_SNDBUF_FULL, WB_SCHED_NO_REINJECT_SNDBUF },
-		{ WB_RETRANS_APP_LIMITED, WB_SCHED_NO_REINJECT_APP_LIMITED },
+		{ WB_RETRANS_RWND_FULL, WB_SCHED_RULE_REINJECT_RWND },
+		{ WB_RETRANS_SNDBUF_FULL, WB_SCHED_RULE_REINJECT_SNDBUF },
+		{ WB_RETRANS_APP_LIMITED, WB_SCHED_RULE_REINJECT_APP_LIMITED },
 	};
 	struct wb_bond *b = reinjection_scene(false);
 	struct wb_retrans_decision d;
@@ -1508,7 +1508,7 @@ static void test_each_reinjection_reason_has_its_switch(void **state)
 			}
 		}
 	}
-	b->tuning.sched_off = WB_SCHED_NO_REINJECT;
+	b->tuning.sched_off = WB_SCHED_RULE_REINJECT;
 	for (size_t k = 0; k < 3; k++) {
 		d = retrans(b, reasons[k].why);
 		assert_no_copies(&d);
@@ -1722,7 +1722,7 @@ static struct wb_bond *walk_scene(void)
 	for (uint64_t id = 1; id <= 9; id++)
 		assert_int_equal(pair_send_ip(&p, &p.client, id, L), 0);
 	/* The arrival rule off: new packets go to whichever uplink can send, as the walks below need. */
-	assert_int_equal(wb_bond_set_scheduler(b, "default", WB_SCHED_NO_EARLIEST_ARRIVAL), 0);
+	assert_int_equal(wb_bond_set_scheduler(b, "default", WB_SCHED_RULE_ARRIVAL), 0);
 	assert_int_equal(b->snd.nxt - b->snd.una, 9);
 	for (uint64_t d = 0; d < 9; d++)
 		assert_int_equal(wb_sndbuf_get(&b->snd, b->snd.una + d)->holders, 1u << (d % 3));
@@ -2182,7 +2182,7 @@ static void test_penalty_guard_spares_a_full_receive_window(void **state)
 	wb_sched_default.on_blocked(b, WB_RETRANS_RWND_FULL, p.now);
 	assert_int_equal(b->uplinks[1].cc.cwnd, 40 * mss);
 	assert_int_equal(b->c.penalised, 0);
-	b->tuning.sched_off = WB_SCHED_NO_PENALISE_GUARD;
+	b->tuning.sched_off = WB_SCHED_RULE_PENALISE_GUARD;
 	wb_sched_default.on_blocked(b, WB_RETRANS_RWND_FULL, p.now);
 	assert_int_equal(b->uplinks[1].cc.cwnd, 20 * mss);
 	assert_int_equal(b->c.penalised, 1);
@@ -2199,7 +2199,7 @@ static void test_no_penalty_when_switched_off_or_app_limited(void **state)
 	wb_sched_default.on_blocked(b, WB_RETRANS_NONE, p.now);
 	wb_sched_default.on_blocked(b, WB_RETRANS_RTO, p.now);
 	assert_int_equal(b->c.penalised, 0);
-	b->tuning.sched_off = WB_SCHED_NO_PENALISE | WB_SCHED_NO_PENALISE_GUARD;
+	b->tuning.sched_off = WB_SCHED_RULE_PENALISE | WB_SCHED_RULE_PENALISE_GUARD;
 	wb_sched_default.on_blocked(b, WB_RETRANS_SNDBUF_FULL, p.now);
 	wb_sched_default.on_blocked(b, WB_RETRANS_RWND_FULL, p.now);
 	assert_int_equal(b->uplinks[1].cc.cwnd, 40 * mss);

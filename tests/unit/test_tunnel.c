@@ -797,7 +797,7 @@ static void test_two_uplinks_reordered_by_thousands_are_put_back_in_order(void *
 	 * and from delivering late: here it must carry some.
 	 */
 	established_up(&(struct pair_options){
-		.tuning.sched_off = WB_SCHED_NO_AVOID_BLOCKING | WB_SCHED_NO_EARLIEST_ARRIVAL }, 2);
+		.tuning.sched_off = WB_SCHED_RULE_AVOID_BLOCKING | WB_SCHED_RULE_ARRIVAL }, 2);
 	p.delay_ns[1] = 150 * MS;
 	pair_run_until(&p, p.now + 2 * SEC);
 	assert_int_equal(uplink(&p.server, 1)->state, WB_UPLINK_UP);
