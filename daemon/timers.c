@@ -39,37 +39,45 @@ static void uplink_sockets_fire(struct daemon *d, uint64_t now)
 	uplinks_reopen(&d->uplinks, now);
 }
 
+/* A timer each bond's control socket has: the earliest due of them all. */
+static uint64_t control_due(struct daemon *d, uint64_t (*due)(const struct ctl_server *srv))
+{
+	uint64_t earliest = UINT64_MAX;
+
+	for (int i = 0; i < d->n_bonds; i++)
+		earliest = wb_min_u64(earliest, due(&d->bonds[i].ctl));
+	return earliest;
+}
+
+/* ... and its action, on each control socket whose due has come. */
+static void control_fire(struct daemon *d, uint64_t now, uint64_t (*due)(const struct ctl_server *srv),
+			 void (*fire)(struct ctl_server *srv, uint64_t now))
+{
+	for (int i = 0; i < d->n_bonds; i++)
+		if (due(&d->bonds[i].ctl) <= now)
+			fire(&d->bonds[i].ctl, now);
+}
+
 /* Each bond's control socket: a burst of events held back for a second is told. */
 static uint64_t control_bursts_due(struct daemon *d)
 {
-	uint64_t due = UINT64_MAX;
-
-	for (int i = 0; i < d->n_bonds; i++)
-		due = wb_min_u64(due, ctl_bursts_due(&d->bonds[i].ctl));
-	return due;
+	return control_due(d, ctl_bursts_due);
 }
 
 static void control_bursts_fire(struct daemon *d, uint64_t now)
 {
-	for (int i = 0; i < d->n_bonds; i++)
-		if (ctl_bursts_due(&d->bonds[i].ctl) <= now)
-			ctl_tell_bursts(&d->bonds[i].ctl, now);
+	control_fire(d, now, ctl_bursts_due, ctl_tell_bursts);
 }
 
 /* Each bond's control socket: a client that sent nothing for too long is closed. */
 static uint64_t control_idle_due(struct daemon *d)
 {
-	uint64_t due = UINT64_MAX;
-
-	for (int i = 0; i < d->n_bonds; i++)
-		due = wb_min_u64(due, ctl_idle_due(&d->bonds[i].ctl));
-	return due;
+	return control_due(d, ctl_idle_due);
 }
 
 static void control_idle_fire(struct daemon *d, uint64_t now)
 {
-	for (int i = 0; i < d->n_bonds; i++)
-		ctl_close_idle(&d->bonds[i].ctl, now);
+	control_fire(d, now, ctl_idle_due, ctl_close_idle);
 }
 
 /* The TUN devices' MTU, where it follows the uplinks and the peers' outer family. */

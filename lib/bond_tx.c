@@ -385,18 +385,15 @@ static uint64_t models_behind(const struct wb_bond *b)
 	return b->txq.bytes > windows ? b->txq.bytes : 0;
 }
 
-void wb_bond_push(struct wb_bond *b, uint64_t now)
+/*
+ * The send walk: resent packets first, then copies the scheduler asked
+ * for (they unblock the bond), then new ones on what they leave (they may
+ * wait for a better uplink).
+ */
+static void send_what_can_go(struct wb_bond *b, uint64_t now)
 {
 	uint16_t reserved;
-	uint64_t backlog;
 
-	if (!b->current)
-		return;
-	/*
-	 * Resent packets first, then copies the scheduler asked for (they
-	 * unblock the bond), then new ones on what they leave (they may wait
-	 * for a better uplink).
-	 */
 	for (;;) {
 		if (resend_one(b, now, &reserved))
 			continue;
@@ -407,8 +404,13 @@ void wb_bond_push(struct wb_bond *b, uint64_t now)
 		if (!send_new(b, now, reserved))
 			break;
 	}
-	b->c.aqm_drops = b->txq.aqm_drops;
-	backlog = models_behind(b);
+}
+
+/* What the walk left tells each uplink's model: given too little (app-limited), or the queue's backlog. */
+static void tell_models(struct wb_bond *b, uint64_t now)
+{
+	uint64_t backlog = models_behind(b);
+
 	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
 		struct wb_uplink *u = &b->uplinks[i];
 
@@ -418,6 +420,15 @@ void wb_bond_push(struct wb_bond *b, uint64_t now)
 		else if (backlog && wb_uplink_usable(u) && u->cc.ops->on_backlog)
 			u->cc.ops->on_backlog(&u->cc, now, backlog);
 	}
+}
+
+void wb_bond_push(struct wb_bond *b, uint64_t now)
+{
+	if (!b->current)
+		return;
+	send_what_can_go(b, now);
+	b->c.aqm_drops = b->txq.aqm_drops;
+	tell_models(b, now);
 	wb_bond_send_due_acks(b, now);
 	b->pace_wake_ns = wb_bond_pacing_wake(b, now);
 }

@@ -238,34 +238,62 @@ static void sample_rtt(struct wb_rtt *rtt, const struct wb_sent *largest, const 
 	wb_rtt_sample(rtt, sample);
 }
 
-int wb_recovery_on_ack(struct wb_recovery *r, struct wb_rtt *rtt, struct wb_cc *cc, const struct wb_ack *ack,
-		       uint64_t now, const struct wb_recovery_events *ev)
+/*
+ * Takes each packet the ack's ranges name off the books (ranges are
+ * descending: the first one's top is the largest named), adding its bytes
+ * to the sample. Gives the newest sent of them and the largest named, if
+ * still in flight (NULL otherwise).
+ */
+static struct wb_sent *take_acked(struct wb_recovery *r, const struct wb_ack *ack, const struct wb_recovery_events *ev,
+				  struct wb_rate_sample *rs, struct wb_sent **largest)
 {
-	struct wb_rate_sample rs = { 0 };
-	struct wb_sent *newest = NULL, *largest = NULL;
+	struct wb_sent *newest = NULL;
 
-	/* Ranges are descending: the first one's top is the largest named. */
-	if (!ack->n)
-		return 0;
-	if (ack->r[0].hi >= r->next_pn)
-		return -EPROTO;
+	*largest = NULL;
 	for (unsigned i = 0; i < ack->n; i++) {
 		uint64_t lo = ack->r[i].lo > r->base ? ack->r[i].lo : r->base;
-		uint64_t hi = ack->r[i].hi;
 
-		for (uint64_t pn = lo; pn <= hi; pn++) {
+		for (uint64_t pn = lo; pn <= ack->r[i].hi; pn++) {
 			struct wb_sent *p = ack_one(r, pn);
 
 			if (!p)
 				continue;
 			if (pn == ack->r[0].hi)
-				largest = p;
+				*largest = p;
 			if (!newest || p->sent_ns > newest->sent_ns)
 				newest = p;
-			rs.acked_bytes += p->bytes;
+			rs->acked_bytes += p->bytes;
 			ev->acked(ev->ctx, p);
 		}
 	}
+	return newest;
+}
+
+/* Delivery since newest was sent: the rate sample's interval and amount (as Linux's tcp_rate.c). */
+static void rate_sample(struct wb_recovery *r, const struct wb_sent *newest, uint64_t now, struct wb_rate_sample *rs)
+{
+	rs->prior_delivered = newest->delivered;
+	rs->delivered = r->delivered - newest->delivered;
+	rs->interval_ns = now - newest->delivered_ns;
+	if (newest->sent_ns - newest->first_sent_ns > rs->interval_ns)
+		rs->interval_ns = newest->sent_ns - newest->first_sent_ns;
+	rs->app_limited = newest->app_limited;
+	r->first_sent_ns = newest->sent_ns;
+	if (r->app_limited_until && r->delivered > r->app_limited_until)
+		r->app_limited_until = 0;
+}
+
+int wb_recovery_on_ack(struct wb_recovery *r, struct wb_rtt *rtt, struct wb_cc *cc, const struct wb_ack *ack,
+		       uint64_t now, const struct wb_recovery_events *ev)
+{
+	struct wb_rate_sample rs = { 0 };
+	struct wb_sent *newest, *largest;
+
+	if (!ack->n)
+		return 0;
+	if (ack->r[0].hi >= r->next_pn)
+		return -EPROTO;
+	newest = take_acked(r, ack, ev, &rs, &largest);
 	if (!newest)
 		return 0;
 	if (!r->has_acked || ack->r[0].hi > r->largest_acked) {
@@ -285,15 +313,7 @@ int wb_recovery_on_ack(struct wb_recovery *r, struct wb_rtt *rtt, struct wb_cc *
 		sample_rtt(rtt, largest, ack, now);
 		rs.rtt_ns = rtt->latest_ns;
 	}
-	rs.prior_delivered = newest->delivered;
-	rs.delivered = r->delivered - newest->delivered;
-	rs.interval_ns = now - newest->delivered_ns;
-	if (newest->sent_ns - newest->first_sent_ns > rs.interval_ns)
-		rs.interval_ns = newest->sent_ns - newest->first_sent_ns;
-	rs.app_limited = newest->app_limited;
-	r->first_sent_ns = newest->sent_ns;
-	if (r->app_limited_until && r->delivered > r->app_limited_until)
-		r->app_limited_until = 0;
+	rate_sample(r, newest, now, &rs);
 	detect_lost(r, rtt, cc, now, ev);
 	rs.total_delivered = r->delivered;
 	rs.bytes_in_flight = r->bytes_in_flight;
