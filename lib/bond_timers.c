@@ -289,10 +289,14 @@ static void bond_timeout_fire(struct wb_bond *b, uint64_t now)
 	b->progress_ns = now;
 }
 
-/* Pacing: work that waits only for an uplink's pacing (wb_bond_pacing_wake). */
+/*
+ * Pacing: work that waits only for an uplink's pacing (wb_bond_pacing_wake),
+ * under a session only: without one nothing goes out, and a wake-up left
+ * from before the session ended would stay in the past.
+ */
 static uint64_t sending_due(const struct wb_bond *b)
 {
-	return b->pace_wake_ns;
+	return b->current ? b->pace_wake_ns : UINT64_MAX;
 }
 
 /* Also at every tick: what the timers before made ready to go (resends, copies, a bond ack), and acks due. */

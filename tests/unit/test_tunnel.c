@@ -500,6 +500,26 @@ static void test_session_expires_when_the_peer_is_gone(void **state)
 	assert_each_delivered_once(&p.client, 1);
 }
 
+/*
+ * A session that ends while the sender waits for its uplinks' pacing: the
+ * wake-up it had set is no timer any more (nothing goes out without a
+ * session). Left armed, the deadline stays in the past and the embedder's
+ * loop wakes at once, again and again, until a new session.
+ */
+static void test_no_pacing_wakeup_outlives_the_session(void **state)
+{
+	(void)state;
+	established_up(&(struct pair_options){ 0 }, 2);
+	/* As a sender that has data and window room, held back by pacing alone, leaves it (wb_bond_pacing_wake). */
+	sbond()->pace_wake_ns = p.now + MS;
+	wb_bond_close(cbond(), p.now);
+	pair_flush(&p); /* the CLOSE reaches the server */
+	assert_false(wb_bond_has_session(sbond()));
+	p.now += SEC;
+	wb_device_tick(p.server.dev, p.now);
+	assert_true(wb_device_next_deadline(p.server.dev) > p.now);
+}
+
 /* ---- forged, replayed, cut data messages ------------------------------------------------ */
 
 static void assert_counters_unchanged(const struct wb_device_counters *d0, const struct wb_bond_counters *b0)
@@ -2062,6 +2082,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_rekey_under_traffic_loses_nothing, teardown),
 		cmocka_unit_test_teardown(test_rekey_by_time_switches_without_loss, teardown),
 		cmocka_unit_test_teardown(test_session_expires_when_the_peer_is_gone, teardown),
+		cmocka_unit_test_teardown(test_no_pacing_wakeup_outlives_the_session, teardown),
 		cmocka_unit_test_teardown(test_flipped_bit_in_data_is_refused_everywhere, teardown),
 		cmocka_unit_test_teardown(test_replayed_data_is_delivered_once, teardown),
 		cmocka_unit_test_teardown(test_truncated_data_is_short_or_refused, teardown),
