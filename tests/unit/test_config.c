@@ -18,6 +18,7 @@
 #include "config.h"
 #include "wanbond.h"
 #include "crypto.h"
+#include "read_whole.h"
 
 /* Test keys: each private key's public key, as wb_x25519_public gives it. */
 #define R_PRIV "KjVAS1ZhbHeCjZijrrnEz9rl8PsGERwnMj1IU15pdH8="
@@ -223,23 +224,10 @@ static void example_path(char *out, size_t size, const char *name)
 /* The text of conf/NAME, read whole (freed by the caller). */
 static char *read_example(const char *name)
 {
-	char path[PATH_MAX + 32], *text;
-	FILE *f;
-	long n;
+	char path[PATH_MAX + 32];
 
 	example_path(path, sizeof(path), name);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	assert_true(n > 0);
-	rewind(f);
-	text = malloc((size_t)n + 1);
-	assert_non_null(text);
-	assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
-	text[n] = '\0';
-	fclose(f);
-	return text;
+	return read_whole(path);
 }
 
 /* The key whose base64 starts at text (an example's "...", its closing quote after it). */

@@ -23,6 +23,7 @@
 
 #include "config.h"
 #include "config_groups.h"
+#include "read_whole.h"
 #include "wanbond.h"
 
 #define DOC_PATH "docs/configuration.md"
@@ -36,24 +37,9 @@ static char *slurp(const char *rel)
 {
 	const char *root = getenv("WB_SOURCE_ROOT");
 	char path[512];
-	FILE *f;
-	char *buf;
-	long len;
 
 	snprintf(path, sizeof(path), "%s/%s", root ? root : ".", rel);
-	f = fopen(path, "rb");
-	if (!f)
-		fail_msg("cannot open %s (run from the source tree, or set WB_SOURCE_ROOT)", path);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	len = ftell(f);
-	assert_true(len > 0);
-	rewind(f);
-	buf = malloc((size_t)len + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
-	buf[len] = '\0';
-	fclose(f);
-	return buf;
+	return read_whole(path);
 }
 
 /* The text under heading (a whole line) up to the next heading of its level or above; the caller frees it. */
