@@ -42,12 +42,35 @@ echo "a. 2% loss on each of two 30 Mbit/s uplinks"
 links rate 30mbit delay 10ms limit 50ms loss 2%
 nt_wait_log "$NT_TMP/client.conf.log" "session established" 10 || nt_die "no session"
 sleep 1
+# What the client's bond did in a run, so a slow run says why: its counters
+# that move when the bond loses time (resends, AQM drops, gaps given up,
+# timeouts, penalties) and its uplinks' timeouts, as differences.
+BOND_COUNTERS="retransmits aqm_drops reorder_skips bond_timeouts penalised opp_reinject"
+counters_now() {
+	local status name
+	status=$(nt_wb_status "$CPID" "$NT_TMP/client.conf.log")
+	for name in $BOND_COUNTERS; do
+		printf '%s ' "$(nt_wb_field "$(nt_wb_counters "$status" home)" "$name")"
+	done
+	for name in a b; do
+		printf '%s ' "$(grep -E "^<[0-9]>home/$name: cwnd" <<<"$status" | grep -oE 'timeouts [0-9]+' | awk '{ print $2 }')"
+	done
+}
+counters_moved() { # BEFORE AFTER: "name +N" for each counter
+	awk -v names="$BOND_COUNTERS a.timeouts b.timeouts" -v b="$1" -v a="$2" 'BEGIN {
+		n = split(names, k, " "); split(b, x, " "); split(a, y, " ")
+		for (i = 1; i <= n; i++) printf "%s%s +%d", (i > 1) ? ", " : "", k[i], y[i] - x[i]
+	}'
+}
 ratios=()
 for run in $(seq "$RUNS"); do
 	single=$(nt_iperf router vps 10.100.1.2 -t "$SECONDS_PER_RUN" -O 1 | jq -r '.end.sum_received.bits_per_second // 0')
+	before=$(counters_now)
 	bond=$(nt_iperf lan srv "$SRV" -t "$SECONDS_PER_RUN" -O 1 | jq -r '.end.sum_received.bits_per_second // 0')
+	moved=$(counters_moved "$before" "$(counters_now)")
 	ratios+=("$(awk -v a="$bond" -v b="$single" 'BEGIN { printf "%.3f", (b > 0) ? a / b : 0 }')")
 	echo "  (run $run: one uplink alone, plain TCP: $(mbit "$single") Mbit/s; the bond: $(mbit "$bond") Mbit/s)"
+	echo "  (run $run, the client's bond: $moved)"
 done
 nt_expect_range "bond / one uplink alone, TCP goodput, median of $RUNS" "$(nt_median "${ratios[@]}")" 1.5 10
 
