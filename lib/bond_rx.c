@@ -139,7 +139,7 @@ static bool body_is_valid(const uint8_t *body, size_t len, bool *ack_eliciting, 
 
 	*ack_eliciting = *urgent = false;
 	while ((rc = wb_frame_next(&pos, end, &f)) > 0) {
-		if (f.type == WB_FRAME_DATA || f.type == WB_FRAME_PROBE)
+		if (wb_frame_is_data(f.type) || f.type == WB_FRAME_PROBE)
 			*ack_eliciting = true;
 		if (f.type == WB_FRAME_PROBE)
 			*urgent = true; /* a probe's sender times its answer: ack it at once */
@@ -165,10 +165,17 @@ void wb_bond_deliver_ip(void *ctx, const uint8_t *ip, size_t len)
 static bool on_data_frame(struct wb_bond *b, struct wb_uplink *u, const struct wb_frame *f, uint64_t now)
 {
 	uint64_t dsn = wb_dsn_expand(f->data.dsn, b->rcv.nxt);
+	const uint8_t *ip = f->data.data;
+	uint16_t len = (uint16_t)f->data.len;
+	enum wb_reorder_result res;
 	bool taken = true;
 
 	u->c.rx_ip_packets++;
-	switch (wb_reorder_receive(&b->rcv, dsn, f->data.data, (uint16_t)f->data.len, now, &b->pool, wb_bond_deliver_ip, b)) {
+	if (f->type == WB_FRAME_DATA_UNORDERED)
+		res = wb_reorder_receive_unordered(&b->rcv, dsn, ip, len, now, &b->pool, wb_bond_deliver_ip, b);
+	else
+		res = wb_reorder_receive(&b->rcv, dsn, ip, len, now, &b->pool, wb_bond_deliver_ip, b);
+	switch (res) {
 	case WB_REORDER_DUPLICATE:
 		b->c.rx_duplicates++;
 		break;
@@ -272,6 +279,7 @@ static void act_on_frame(struct wb_bond *b, struct wb_uplink *u, const struct wb
 {
 	switch (f->type) {
 	case WB_FRAME_DATA:
+	case WB_FRAME_DATA_UNORDERED:
 		after->refused |= !on_data_frame(b, u, f, now);
 		break;
 	case WB_FRAME_ACK:

@@ -10,9 +10,9 @@
 /* An uplink info frame's name follows its fixed part. */
 #define UPLINK_INFO_NAME ((size_t)WB_FRAME_LEN(wb_frame_uplink_info))
 
-void wb_frame_put_data_header(uint8_t *p, uint64_t dsn, size_t len)
+void wb_frame_put_data_header_of(uint8_t *p, enum wb_frame_type type, uint64_t dsn, size_t len)
 {
-	p[0] = WB_FRAME_DATA;
+	p[0] = (uint8_t)type;
 	wb_put_le32(WB_FRAME_FIELD(p, wb_frame_data, dsn), (uint32_t)dsn);
 	wb_put_le16(WB_FRAME_FIELD(p, wb_frame_data, len), (uint16_t)len);
 }
@@ -257,6 +257,7 @@ int wb_frame_next(const uint8_t **pos, const uint8_t *end, struct wb_frame *f)
 	f->type = (enum wb_frame_type)p[0];
 	switch (p[0]) {
 	case WB_FRAME_DATA:
+	case WB_FRAME_DATA_UNORDERED:
 		rc = parse_data(p, avail, f, &used);
 		break;
 	case WB_FRAME_ACK:

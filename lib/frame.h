@@ -7,6 +7,7 @@
 #ifndef WB_FRAME_H
 #define WB_FRAME_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -61,7 +62,7 @@ struct wb_bond_ack {
 struct wb_frame {
 	enum wb_frame_type type;
 	union {
-		struct {
+		struct { /* DATA and DATA_UNORDERED */
 			uint32_t dsn; /* the low 32 bits: wb_dsn_expand gives the whole */
 			const uint8_t *data;
 			size_t len;
@@ -85,8 +86,22 @@ struct wb_frame {
 #define WB_FRAME_ACK_MAX_LEN (1 + 4 * 8 + 2 * 8 * (WB_ACK_MAX_RANGES - 1))
 #define WB_FRAME_BOND_ACK_MAX_LEN (1 + 3 * 8 + 2 * 8 * WB_BOND_ACK_MAX_SACKS)
 
-/* Writes the data frame header in front of a packet of len bytes (at p + WB_FRAME_DATA_HEADER). */
-void wb_frame_put_data_header(uint8_t *p, uint64_t dsn, size_t len);
+/*
+ * Writes the data frame header in front of a packet of len bytes (at p +
+ * WB_FRAME_DATA_HEADER): WB_FRAME_DATA, or WB_FRAME_DATA_UNORDERED for a
+ * packet the receiver delivers as soon as it arrives.
+ */
+void wb_frame_put_data_header_of(uint8_t *p, enum wb_frame_type type, uint64_t dsn, size_t len);
+static inline void wb_frame_put_data_header(uint8_t *p, uint64_t dsn, size_t len)
+{
+	wb_frame_put_data_header_of(p, WB_FRAME_DATA, dsn, len);
+}
+
+/* A frame that carries an IP packet (f->data). */
+static inline bool wb_frame_is_data(enum wb_frame_type type)
+{
+	return type == WB_FRAME_DATA || type == WB_FRAME_DATA_UNORDERED;
+}
 size_t wb_frame_put_probe(uint8_t *p, const struct wb_probe *probe);
 size_t wb_frame_put_probe_ack(uint8_t *p, const struct wb_probe_ack *ack);
 size_t wb_frame_put_close(uint8_t *p, uint8_t reason);

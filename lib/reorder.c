@@ -54,11 +54,12 @@ static struct wb_reorder_slot *slot(const struct wb_reorder *r, uint64_t dsn)
 	return &r->ring[dsn & (r->cap - 1)];
 }
 
+/* Held, or delivered early and not yet passed by delivery in order. */
 static bool present(const struct wb_reorder *r, uint64_t dsn)
 {
 	const struct wb_reorder_slot *s = slot(r, dsn);
 
-	return s->data && s->dsn == dsn;
+	return (s->data || s->delivered_early) && s->dsn == dsn;
 }
 
 /* Rebuilds the range list by walking the ring from nxt (only when it ran dry). */
@@ -149,12 +150,16 @@ static void drain(struct wb_reorder *r, struct wb_pktbuf_pool *pool, wb_deliver_
 	while (present(r, r->nxt)) {
 		struct wb_reorder_slot *s = slot(r, r->nxt);
 
-		deliver(ctx, s->data, s->len);
-		r->delivered++;
 		r->held--;
-		r->held_bytes -= wb_window_bytes(s->len);
-		wb_pktbuf_put(pool, s->data);
-		s->data = NULL;
+		if (s->delivered_early) {
+			s->delivered_early = false; /* it left when it arrived */
+		} else {
+			deliver(ctx, s->data, s->len);
+			r->delivered++;
+			r->held_bytes -= wb_window_bytes(s->len);
+			wb_pktbuf_put(pool, s->data);
+			s->data = NULL;
+		}
 		r->nxt++;
 	}
 	trim_ranges(r);
@@ -177,7 +182,7 @@ enum wb_reorder_result wb_reorder_receive(struct wb_reorder *r, uint64_t dsn, co
 		return WB_REORDER_DELIVERED;
 	}
 	s = slot(r, dsn);
-	if (s->data && s->dsn == dsn) {
+	if (present(r, dsn)) {
 		r->duplicates++;
 		return WB_REORDER_DUPLICATE;
 	}
@@ -201,21 +206,57 @@ enum wb_reorder_result wb_reorder_receive(struct wb_reorder *r, uint64_t dsn, co
 	return WB_REORDER_HELD;
 }
 
+enum wb_reorder_result wb_reorder_receive_unordered(struct wb_reorder *r, uint64_t dsn, const uint8_t *ip,
+						    uint16_t len, uint64_t now, struct wb_pktbuf_pool *pool,
+						    wb_deliver_fn deliver, void *ctx)
+{
+	struct wb_reorder_slot *s;
+
+	if (dsn <= r->nxt || present(r, dsn))
+		return wb_reorder_receive(r, dsn, ip, len, now, pool, deliver, ctx); /* in order, or a duplicate */
+	if (dsn - r->nxt >= r->cap) {
+		/* Its mark would not fit: refused, so it is resent, rather than delivered twice. */
+		r->beyond_window++;
+		return WB_REORDER_NO_ROOM;
+	}
+	deliver(ctx, ip, len);
+	r->delivered++;
+	r->delivered_early++;
+	s = slot(r, dsn);
+	s->dsn = dsn;
+	s->len = len;
+	s->arrived_ns = now;
+	s->delivered_early = true;
+	add_range(r, dsn);
+	r->held++;
+	return WB_REORDER_DELIVERED;
+}
+
 /* The lowest packet held has waited since it arrived: the gap below it is as old. */
 static uint64_t gap_since(const struct wb_reorder *r)
 {
 	return slot(r, r->held_ranges[0].lo)->arrived_ns;
 }
 
+/*
+ * A gap is skipped only while packets wait behind it: one that only
+ * unordered packets, delivered already, passed over waits for its DSN as
+ * long as it takes (no packet would gain from giving it up).
+ */
+static bool packets_wait(const struct wb_reorder *r)
+{
+	return r->held_bytes && r->n_ranges;
+}
+
 uint64_t wb_reorder_deadline(const struct wb_reorder *r, uint64_t hold_ns)
 {
-	return r->held && r->n_ranges ? gap_since(r) + hold_ns : UINT64_MAX;
+	return packets_wait(r) ? gap_since(r) + hold_ns : UINT64_MAX;
 }
 
 void wb_reorder_skip_due(struct wb_reorder *r, uint64_t now, uint64_t hold_ns, struct wb_pktbuf_pool *pool,
 			 wb_deliver_fn deliver, void *ctx)
 {
-	while (r->held && r->n_ranges && now >= gap_since(r) + hold_ns) {
+	while (packets_wait(r) && now >= gap_since(r) + hold_ns) {
 		/* Step over the missing DSNs up to the first one held. */
 		r->skipped += r->held_ranges[0].lo - r->nxt;
 		r->nxt = r->held_ranges[0].lo;

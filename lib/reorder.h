@@ -18,10 +18,16 @@
 #include "pktbuf.h"
 
 struct wb_reorder_slot {
-	uint8_t *data; /* NULL: empty */
+	uint8_t *data; /* NULL: empty, unless delivered_early */
 	uint64_t dsn;
 	uint64_t arrived_ns;
 	uint16_t len;
+	/*
+	 * An unordered packet delivered when it arrived, ahead of a gap: the
+	 * slot only marks its DSN as received (acked, a copy a duplicate)
+	 * until delivery in order passes it.
+	 */
+	bool delivered_early;
 };
 
 typedef void (*wb_deliver_fn)(void *ctx, const uint8_t *ip, size_t len);
@@ -43,6 +49,7 @@ struct wb_reorder {
 	unsigned n_ranges;
 	uint64_t listed_below;   /* every held DSN below this is in the list (UINT64_MAX: all of them) */
 	uint64_t delivered, skipped, duplicates, beyond_window, no_buffer;
+	uint64_t delivered_early; /* unordered packets delivered ahead of a gap (counted in delivered too) */
 	uint64_t max_held_bytes;
 };
 
@@ -61,6 +68,16 @@ enum wb_reorder_result {
 
 enum wb_reorder_result wb_reorder_receive(struct wb_reorder *r, uint64_t dsn, const uint8_t *ip, uint16_t len,
 					  uint64_t now, struct wb_pktbuf_pool *pool, wb_deliver_fn deliver, void *ctx);
+
+/*
+ * A packet of a class that needs no order: delivered at once, unless it is
+ * a duplicate, and marked as received so that its DSN counts for the bond
+ * ack and a later copy is known. Never held behind a gap, and it never
+ * holds anything. Results as wb_reorder_receive (never HELD: DELIVERED).
+ */
+enum wb_reorder_result wb_reorder_receive_unordered(struct wb_reorder *r, uint64_t dsn, const uint8_t *ip,
+						    uint16_t len, uint64_t now, struct wb_pktbuf_pool *pool,
+						    wb_deliver_fn deliver, void *ctx);
 
 /* When the gap must be skipped, UINT64_MAX if nothing waits. */
 uint64_t wb_reorder_deadline(const struct wb_reorder *r, uint64_t hold_ns);

@@ -158,9 +158,15 @@ enum wb_frame_type {
 	WB_FRAME_BOND_ACK = 0x07,  /* varints: the DSNs delivered and held, the receive window */
 	WB_FRAME_PMTU_PROBE = 0x08, /* a path MTU probe: padding makes the datagram the size probed */
 	WB_FRAME_PMTU_ACK = 0x09,  /* struct wb_frame_pmtu_ack */
+	/*
+	 * As WB_FRAME_DATA, for a packet of a class that needs no order
+	 * (calls, games): the receiver delivers it as soon as it arrives,
+	 * never behind a gap in the DSNs, and drops its duplicates.
+	 */
+	WB_FRAME_DATA_UNORDERED = 0x0A,
 };
 
-/* What goes before one IP packet. */
+/* What goes before one IP packet (WB_FRAME_DATA and WB_FRAME_DATA_UNORDERED). */
 struct wb_frame_data {
 	uint32_t dsn; /* its DSN's low 32 bits (frame.h: wb_dsn_expand) */
 	uint16_t len; /* the IP packet's */

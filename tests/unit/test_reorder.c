@@ -6,9 +6,13 @@
  * slots and in window units, a gap is skipped the hold time after the lowest
  * held packet arrived with exact counts, and the SACK ranges (the lowest 16
  * held ranges) match a reference, including when their list runs dry and is
- * rebuilt. A random run checks every invariant after every step: nothing
- * held is ever lost, nothing delivered twice, the bond ack never claims a
- * DSN not held.
+ * rebuilt. Unordered packets (a class that needs no order) are delivered
+ * when they arrive, ahead of gaps, marked for the ack and for their
+ * duplicates, and never make a gap skip that nothing waits behind. A random
+ * run, with ordered and unordered packets mixed, checks every invariant
+ * after every step: nothing held is ever lost, nothing delivered twice,
+ * ordered packets in DSN order, the bond ack never claims a DSN not
+ * received.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -34,6 +38,8 @@ static struct wb_reorder r;
 static uint64_t *out;   /* DSNs delivered, in order */
 static size_t n_out;
 static uint8_t *times;  /* deliveries per DSN */
+static uint8_t *unordered; /* per DSN: sent as a packet that needs no order */
+static uint64_t last_ordered; /* the last ordered DSN delivered, plus one */
 
 static void deliver(void *ctx, const uint8_t *ip, size_t len)
 {
@@ -46,8 +52,10 @@ static void deliver(void *ctx, const uint8_t *ip, size_t len)
 	for (size_t i = 8; i < len; i++)
 		assert_int_equal(ip[i], (uint8_t)(dsn * 31 + i));
 	assert_true(dsn < MAX_DSN);
-	if (n_out)
-		assert_true(dsn > out[n_out - 1]); /* in DSN order */
+	if (!unordered[dsn]) {
+		assert_true(dsn + 1 > last_ordered); /* in DSN order */
+		last_ordered = dsn + 1;
+	}
 	out[n_out++] = dsn;
 	times[dsn]++;
 }
@@ -57,8 +65,10 @@ static int setup_with(uint64_t capacity)
 	wb_pktbuf_init(&pool, 1500, 1u << 20);
 	out = calloc(MAX_DSN, sizeof(*out));
 	times = calloc(MAX_DSN, 1);
+	unordered = calloc(MAX_DSN, 1);
 	n_out = 0;
-	if (!out || !times)
+	last_ordered = 0;
+	if (!out || !times || !unordered)
 		return -1;
 	return wb_reorder_init(&r, capacity);
 }
@@ -75,6 +85,7 @@ static int teardown(void **state)
 	wb_reorder_free(&r, &pool);
 	free(out);
 	free(times);
+	free(unordered);
 	if (pool.in_use)
 		return -1;
 	wb_pktbuf_destroy(&pool);
@@ -95,7 +106,16 @@ static enum wb_reorder_result rx(uint64_t dsn, uint16_t len, uint64_t now)
 	memcpy(ip, &dsn, 8);
 	for (size_t i = 8; i < len; i++)
 		ip[i] = (uint8_t)(dsn * 31 + i);
+	if (unordered[dsn])
+		return wb_reorder_receive_unordered(&r, dsn, ip, len, now, &pool, deliver, &r);
 	return wb_reorder_receive(&r, dsn, ip, len, now, &pool, deliver, &r);
+}
+
+/* A packet that needs no order: marked, then received. */
+static enum wb_reorder_result rx_unordered(uint64_t dsn, uint16_t len, uint64_t now)
+{
+	unordered[dsn] = 1;
+	return rx(dsn, len, now);
 }
 
 static void skip_at(uint64_t now)
@@ -379,12 +399,106 @@ static void test_skip_never_strands_a_held_packet_left_out_of_the_list(void **st
 	assert_int_equal(pool.in_use, 0);
 }
 
+/* ---- packets that need no order ------------------------------------------------------------ */
+
+static void test_unordered_delivered_ahead_of_a_gap_and_marked(void **state)
+{
+	(void)state;
+	assert_int_equal(rx(0, 100, T0), WB_REORDER_DELIVERED);
+	/* DSN 1 is missing; 2 (ordered) waits; 3 (unordered) goes at once, copying nothing. */
+	assert_int_equal(rx(2, 100, T0), WB_REORDER_HELD);
+	assert_int_equal(pool.in_use, 1);
+	assert_int_equal(rx_unordered(3, 200, T0 + MS), WB_REORDER_DELIVERED);
+	assert_int_equal(pool.in_use, 1);
+	assert_int_equal(n_out, 2);
+	assert_int_equal(out[1], 3);
+	assert_int_equal(r.delivered_early, 1);
+	/* It counts as received for the ack, but takes no room in the window. */
+	assert_sacks(A(1), 1, A(2), A(3));
+	assert_int_equal(r.held, 2);
+	assert_int_equal(r.held_bytes, wb_window_bytes(100));
+	/* A copy of it is a duplicate. */
+	assert_int_equal(rx_unordered(3, 200, T0 + 2 * MS), WB_REORDER_DUPLICATE);
+	assert_int_equal(r.duplicates, 1);
+	/* The gap fills: 1 and 2 go, 3 is passed over, not delivered again. */
+	assert_int_equal(rx(1, 100, T0 + 3 * MS), WB_REORDER_DELIVERED);
+	assert_int_equal(n_out, 4);
+	assert_int_equal(out[2], 1);
+	assert_int_equal(out[3], 2);
+	assert_int_equal(r.nxt, 4);
+	assert_int_equal(r.held, 0);
+	assert_int_equal(r.held_bytes, 0);
+	assert_int_equal(r.delivered, 4);
+	assert_sacks(A(4), 0);
+	assert_int_equal(rx_unordered(3, 200, T0 + 4 * MS), WB_REORDER_DUPLICATE);
+	assert_int_equal(pool.in_use, 0);
+}
+
+static void test_unordered_in_order_drains_what_waited(void **state)
+{
+	(void)state;
+	assert_int_equal(rx(1, 100, T0), WB_REORDER_HELD);
+	assert_int_equal(rx_unordered(0, 100, T0), WB_REORDER_DELIVERED);
+	assert_int_equal(n_out, 2);
+	assert_int_equal(out[0], 0);
+	assert_int_equal(out[1], 1);
+	assert_int_equal(r.delivered_early, 0); /* it was next: nothing early about it */
+	assert_int_equal(r.nxt, 2);
+}
+
+static void test_a_gap_only_unordered_packets_passed_is_not_skipped(void **state)
+{
+	(void)state;
+	assert_int_equal(rx_unordered(5, 100, T0), WB_REORDER_DELIVERED);
+	/* Nothing waits behind the gap 0..4: it is waited for as long as it takes. */
+	assert_int_equal(wb_reorder_deadline(&r, HOLD), UINT64_MAX);
+	skip_at(T0 + 10 * HOLD);
+	assert_int_equal(r.nxt, 0);
+	assert_int_equal(r.skipped, 0);
+	/* An ordered packet waits behind it now: the gap is as old as the first packet above it. */
+	assert_int_equal(rx(7, 100, T0 + 20 * MS), WB_REORDER_HELD);
+	assert_int_equal(wb_reorder_deadline(&r, HOLD), T0 + HOLD);
+	skip_at(T0 + HOLD);
+	assert_int_equal(r.skipped, 5); /* 0..4; 5 passed over */
+	assert_int_equal(r.nxt, 6);
+	/* The next gap is as old as 7, the first packet above it. */
+	assert_int_equal(wb_reorder_deadline(&r, HOLD), T0 + 20 * MS + HOLD);
+	skip_at(T0 + 20 * MS + HOLD);
+	assert_int_equal(r.skipped, 6);
+	assert_int_equal(r.nxt, 8);
+	assert_int_equal(n_out, 2);
+	assert_int_equal(r.held, 0);
+}
+
+static void test_unordered_beyond_the_slots_is_refused(void **state)
+{
+	(void)state;
+	assert_int_equal(rx_unordered(r.cap, 100, T0), WB_REORDER_NO_ROOM);
+	assert_int_equal(n_out, 0);
+	assert_int_equal(r.beyond_window, 1);
+	assert_int_equal(rx_unordered(r.cap - 1, 100, T0), WB_REORDER_DELIVERED);
+	assert_int_equal(n_out, 1);
+}
+
+static void test_restart_forgets_the_marks(void **state)
+{
+	(void)state;
+	assert_int_equal(rx_unordered(3, 100, T0), WB_REORDER_DELIVERED);
+	assert_int_equal(rx(4, 100, T0), WB_REORDER_HELD);
+	assert_int_equal(wb_reorder_restart(&r, &pool), 2);
+	assert_int_equal(pool.in_use, 0);
+	assert_sacks(A(0), 0);
+	/* The peer's new DSN 3 is new, not a duplicate of the old one. */
+	last_ordered = 0;
+	assert_int_equal(rx_unordered(3, 100, T0), WB_REORDER_DELIVERED);
+}
+
 /* ---- a random run against a reference ---------------------------------------------------- */
 
 #define W 600 /* DSNs arrive within this of nxt */
 
 struct model {
-	uint8_t *held;      /* per DSN: held now */
+	uint8_t *held;      /* per DSN: held now, or delivered early and marked */
 	uint16_t *len;
 	uint64_t got;       /* DSNs accepted (delivered or held) */
 };
@@ -411,7 +525,7 @@ static void check(const struct model *m, bool exact)
 {
 	struct wb_range t[64];
 	struct wb_bond_ack a;
-	uint64_t held = 0, bytes = 0;
+	uint64_t held = 0, bytes = 0, early = 0;
 	unsigned nt;
 
 	for (uint64_t d = 0; d < MAX_DSN && d < r.nxt + r.cap; d++) {
@@ -419,12 +533,16 @@ static void check(const struct model *m, bool exact)
 			assert_false(m->held[d] && !times[d]); /* below nxt: never held without delivery */
 		if (m->held[d] && d >= r.nxt) {
 			held++;
-			bytes += wb_window_bytes(m->len[d]);
+			if (unordered[d])
+				early++;
+			else
+				bytes += wb_window_bytes(m->len[d]);
 		}
 	}
 	assert_int_equal(r.held, held);
 	assert_int_equal(r.held_bytes, bytes);
-	assert_int_equal(r.delivered + r.skipped, r.nxt);
+	/* Every DSN below nxt delivered or skipped; those above it delivered early, once. */
+	assert_int_equal(r.delivered + r.skipped, r.nxt + early);
 	nt = true_ranges(m, t, 60);
 	wb_reorder_ack(&r, &a);
 	assert_int_equal(a.cum, r.nxt);
@@ -452,7 +570,8 @@ static void check(const struct model *m, bool exact)
 	}
 }
 
-static void random_run(uint64_t seed, uint64_t width)
+/* every: one DSN in so many needs no order (0: none) */
+static void random_run(uint64_t seed, uint64_t width, unsigned every)
 {
 	struct prng rng;
 	struct model m = { .held = calloc(MAX_DSN, 1), .len = calloc(MAX_DSN, sizeof(uint16_t)) };
@@ -471,33 +590,43 @@ static void random_run(uint64_t seed, uint64_t width)
 			uint64_t d = r.nxt + prng_next(&rng) % width - (r.nxt >= 3 && k < 5 ? 3 : 0);
 			uint16_t len = (uint16_t)(8 + prng_next(&rng) % 1400);
 			bool was = m.held[d] || times[d] || d < r.nxt;
-			enum wb_reorder_result res = rx(d, len, now);
+			enum wb_reorder_result res;
 
+			unordered[d] = every && d % every == 0;
+			res = rx(d, len, now);
 			if (was) {
 				assert_int_equal(res, WB_REORDER_DUPLICATE);
 			} else if (res == WB_REORDER_HELD) {
+				assert_false(unordered[d]);
 				m.held[d] = 1;
 				m.len[d] = len;
 				m.got++;
 			} else {
 				assert_int_equal(res, WB_REORDER_DELIVERED);
+				/* Received means delivered for a packet that needs no order; marked while above nxt. */
+				assert_int_equal(times[d], 1);
+				if (unordered[d] && d >= r.nxt)
+					m.held[d] = 1;
 				m.got++;
 			}
 		} else {
 			skip_at(now);
 		}
-		/* Whatever was delivered is no longer held. */
+		/* Whatever was delivered is no longer held; a mark goes when delivery in order passes it. */
 		for (size_t i = 0; i < n_out; i++)
-			m.held[out[i]] = 0;
+			if (!unordered[out[i]] || out[i] < r.nxt)
+				m.held[out[i]] = 0;
+		for (uint64_t d = r.nxt > W ? r.nxt - W : 0; d < r.nxt; d++)
+			m.held[d] = 0;
 		if (true_ranges(&m, t, 16) > 16)
 			exact = false;
 		if (!r.held)
 			exact = true;
 		check(&m, exact);
 	}
-	/* Time enough: every packet ever accepted is delivered, exactly once. */
+	/* Time enough: every packet ever accepted is delivered, exactly once (marks may stay: nothing waits behind them). */
 	skip_at(now + 100 * HOLD);
-	assert_int_equal(r.held, 0);
+	assert_int_equal(r.held_bytes, 0);
 	assert_int_equal(n_out, m.got);
 	for (uint64_t d = 0; d < MAX_DSN; d++)
 		assert_true(times[d] <= 1);
@@ -505,15 +634,32 @@ static void random_run(uint64_t seed, uint64_t width)
 	free(m.len);
 }
 
+static void restart_run(void)
+{
+	wb_reorder_free(&r, &pool);
+	memset(times, 0, MAX_DSN);
+	memset(unordered, 0, MAX_DSN);
+	n_out = 0;
+	last_ordered = 0;
+	assert_int_equal(wb_reorder_init(&r, 6ULL << 20), 0);
+}
+
 static void test_random_arrivals_against_a_reference(void **state)
 {
 	(void)state;
-	random_run(1, 40);  /* few ranges: the list is exact */
-	wb_reorder_free(&r, &pool);
-	memset(times, 0, MAX_DSN);
-	n_out = 0;
-	assert_int_equal(wb_reorder_init(&r, 6ULL << 20), 0);
-	random_run(2, W); /* many ranges */
+	random_run(1, 40, 0); /* few ranges: the list is exact */
+	restart_run();
+	random_run(2, W, 0); /* many ranges */
+}
+
+static void test_random_mixed_arrivals_against_a_reference(void **state)
+{
+	(void)state;
+	random_run(3, 40, 7);
+	restart_run();
+	random_run(4, W, 3);
+	restart_run();
+	random_run(5, W, 1); /* all of them unordered */
 }
 
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -531,7 +677,13 @@ int main(void)
 		T(test_sacks_are_the_lowest_16_ranges),
 		T(test_sacks_rebuilt_when_the_list_runs_dry),
 		T(test_skip_never_strands_a_held_packet_left_out_of_the_list),
+		T(test_unordered_delivered_ahead_of_a_gap_and_marked),
+		T(test_unordered_in_order_drains_what_waited),
+		T(test_a_gap_only_unordered_packets_passed_is_not_skipped),
+		T(test_unordered_beyond_the_slots_is_refused),
+		T(test_restart_forgets_the_marks),
 		T(test_random_arrivals_against_a_reference),
+		T(test_random_mixed_arrivals_against_a_reference),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
