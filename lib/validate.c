@@ -92,8 +92,7 @@ int wb_validate_binding(bool interface, bool source, bool fwmark, char *why, siz
 	return 0;
 }
 
-/* 1..65535 in decimal digits only: no sign, no space, no hex. */
-static int parse_port(const char *s, uint16_t *port)
+int wb_parse_port(const char *s, uint16_t *port)
 {
 	size_t len = strlen(s);
 	unsigned long v;
@@ -164,7 +163,7 @@ static int parse_source(struct sockaddr_storage *ss, const char *s)
 		return -EINVAL;
 	memcpy(host, s, len);
 	host[len] = '\0';
-	if (port_text && parse_port(port_text, &port))
+	if (port_text && wb_parse_port(port_text, &port))
 		return -EINVAL;
 	return parse_address(ss, host, family, port);
 }

@@ -42,6 +42,9 @@ int wb_validate_fwmark(long long fwmark, char *why, size_t len);
 /* An uplink's socket is tied to it by interface, by source address or by mark: at least one. */
 int wb_validate_binding(bool interface, bool source, bool fwmark, char *why, size_t len);
 
+/* A port in decimal, 1..65535: digits only (no sign, no space, no hex), into *port; 0 or -EINVAL. */
+int wb_parse_port(const char *s, uint16_t *port);
+
 /*
  * A source address: "192.0.2.10", "192.0.2.10:4000", "2001:db8::1" or
  * "[2001:db8::1]:4000", into *ss (if not NULL) with port 0 when none is given.

@@ -101,6 +101,24 @@ static void test_binding(void **state)
 		"needs at least one of interface, source and fwmark");
 }
 
+static void test_ports(void **state)
+{
+	static const char *const bad[] = { "0", "65536", "", "+80", " 80", "80 ", "0x50", "123456", "-1" };
+	uint16_t port = 7;
+
+	(void)state;
+	assert_int_equal(wb_parse_port("1", &port), 0);
+	assert_int_equal(port, 1);
+	assert_int_equal(wb_parse_port("65535", &port), 0);
+	assert_int_equal(port, 65535);
+	assert_int_equal(wb_parse_port("00080", &port), 0);
+	assert_int_equal(port, 80);
+	/* A refused text leaves the port as it was. */
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(wb_parse_port(bad[i], &port), -EINVAL);
+	assert_int_equal(port, 80);
+}
+
 static void assert_port(const struct sockaddr_storage *ss, int family, uint16_t port)
 {
 	assert_int_equal(ss->ss_family, family);
@@ -168,6 +186,7 @@ int main(void)
 		cmocka_unit_test(test_ifnames),
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_binding),
+		cmocka_unit_test(test_ports),
 		cmocka_unit_test(test_sources),
 		cmocka_unit_test(test_addresses),
 		cmocka_unit_test(test_short_room),
