@@ -10,7 +10,9 @@
  * those of fuzz_seq: packets sent, datagrams delivered, lost, copied and
  * reordered, and time; and those of fuzz_offload: TUN reads with the
  * virtio header, large TCP segments, packets whose checksum is left to the
- * device, and malformed ones.
+ * device, and malformed ones; and those of fuzz_classify: IP packets of
+ * each kind the classifier reads, configuration texts, and texts with a
+ * packet their port rule matches or not.
  * Not built by make: the corpora are committed. After a change to the pair,
  * the handshake, the wire format or the control family, make them again:
  *
@@ -1496,6 +1498,205 @@ static void offload_seeds(void)
 	put("fuzz_offload", "bad_short", "\x01\x01\x34\0", 4);
 }
 
+/* ---- fuzz_classify: a configuration text, NUL, an IP packet; or a packet alone ---------------- */
+
+static uint8_t cl_in[512];
+static size_t cl_len;
+
+static void cl_begin(const char *text)
+{
+	cl_len = 0;
+	if (text) {
+		cl_len = strlen(text) + 1;
+		memcpy(cl_in, text, cl_len);
+	}
+}
+
+static uint8_t *cl_add(size_t len)
+{
+	uint8_t *p = cl_in + cl_len;
+
+	memset(p, 0, len);
+	cl_len += len;
+	return p;
+}
+
+/* The first four bytes of a TCP or UDP header: its ports. */
+static void cl_ports(uint16_t sport, uint16_t dport)
+{
+	uint8_t *p = cl_add(4);
+
+	wb_put_be16(p, sport);
+	wb_put_be16(p + 2, dport);
+}
+
+/* An IPv4 header of ihl 32-bit words, with the fragment field given (flags and offset). */
+static void cl_ip4(uint8_t ihl, uint8_t dscp, uint8_t proto, uint16_t frag)
+{
+	uint8_t *ip = cl_add((size_t)ihl * 4);
+
+	ip[0] = (uint8_t)(0x40 | ihl);
+	ip[1] = (uint8_t)(dscp << 2);
+	wb_put_be16(ip + 6, frag);
+	ip[8] = 64;
+	ip[9] = proto;
+	memcpy(ip + 12, "\x0a\x01\x00\x02\xc0\x00\x02\x4d", 8);
+}
+
+static void cl_ip6(uint8_t dscp, uint8_t next)
+{
+	uint8_t *ip = cl_add(40);
+
+	ip[0] = (uint8_t)(0x60 | dscp >> 2);
+	ip[1] = (uint8_t)(dscp << 6);
+	ip[6] = next;
+	ip[7] = 64;
+	ip[8] = 0xfd, ip[23] = 2, ip[24] = 0x20, ip[25] = 0x01, ip[39] = 7;
+}
+
+/* An extension header of words 8-byte words; a fragment header (one word) with its offset. */
+static void cl_ext(uint8_t next, uint8_t words)
+{
+	uint8_t *p = cl_add((size_t)words * 8);
+
+	p[0] = next;
+	p[1] = (uint8_t)(words - 1);
+}
+
+static void cl_frag(uint8_t next, uint16_t offset)
+{
+	uint8_t *p = cl_add(8);
+
+	p[0] = next;
+	wb_put_be16(p + 2, (uint16_t)(offset << 3 | 1));
+	wb_put_be32(p + 4, 0x5eed);
+}
+
+/* Ends the packet: its length fields, and a few payload bytes of it. */
+static void cl_put(const char *name, size_t packet_at)
+{
+	uint8_t *ip = cl_in + packet_at;
+	size_t len = cl_len - packet_at;
+
+	if (len >= 20 && ip[0] >> 4 == 4)
+		wb_put_be16(ip + 2, (uint16_t)len);
+	else if (len >= 40 && ip[0] >> 4 == 6)
+		wb_put_be16(ip + 4, (uint16_t)(len - 40));
+	put("fuzz_classify", name, cl_in, cl_len);
+}
+
+static void classify_packet_seeds(void)
+{
+	static const struct {
+		const char *name;
+		uint8_t ihl, dscp, proto;
+		uint16_t frag, sport, dport;
+	} v4[] = {
+		{ "ipv4_ef_udp", 5, 46, 17, 0x4000, 40000, 5004 },
+		{ "ipv4_af41_tcp", 5, 34, 6, 0x4000, 443, 50000 },
+		{ "ipv4_cs0_udp_rule", 5, 0, 17, 0, 3478, 61000 },
+		{ "ipv4_options_tcp_rule", 15, 0, 6, 0, 50000, 27020 },
+		{ "ipv4_first_fragment", 5, 0, 17, 0x2000, 3478, 3478 },
+		{ "ipv4_later_fragment", 5, 0, 17, 185, 3478, 3478 },
+		{ "ipv4_icmp", 5, 0, 1, 0, 3478, 3478 },
+	};
+	const uint8_t udp = 17, tcp = 6, hbh = 0, rt = 43, frag = 44, dst = 60;
+
+	for (size_t i = 0; i < sizeof(v4) / sizeof(v4[0]); i++) {
+		cl_begin(NULL);
+		cl_ip4(v4[i].ihl, v4[i].dscp, v4[i].proto, v4[i].frag);
+		cl_ports(v4[i].sport, v4[i].dport);
+		cl_put(v4[i].name, 0);
+	}
+	cl_begin(NULL);
+	cl_ip4(5, 46, udp, 0);
+	cl_in[0] = 0x44;
+	cl_put("bad_ipv4_ihl_4", 0);
+	cl_begin(NULL);
+	cl_ip4(6, 46, udp, 0);
+	cl_len = 22;
+	cl_put("bad_ipv4_ihl_past_end", 0);
+
+	cl_begin(NULL);
+	cl_ip6(46, udp);
+	cl_ports(40000, 5004);
+	cl_put("ipv6_ef_udp", 0);
+	for (uint16_t offset = 0; offset < 200; offset += 181) {
+		cl_begin(NULL);
+		cl_ip6(0, hbh);
+		cl_ext(frag, 1);
+		cl_frag(udp, offset);
+		cl_ports(3479, 40000);
+		cl_put(offset ? "ipv6_hbh_later_fragment" : "ipv6_hbh_first_fragment", 0);
+	}
+	cl_begin(NULL);
+	cl_ip6(0, rt);
+	cl_ext(dst, 3);
+	cl_ext(tcp, 2);
+	cl_ports(27015, 443);
+	cl_put("ipv6_routing_dstopts_tcp_rule", 0);
+	cl_begin(NULL);
+	cl_ip6(0, dst);
+	for (int i = 0; i < 9; i++)
+		cl_ext(i < 8 ? dst : udp, 1);
+	cl_ports(3478, 3478);
+	cl_put("ipv6_nine_dstopts", 0);
+	cl_begin(NULL);
+	cl_ip6(0, dst);
+	cl_ext(udp, 3);
+	cl_len -= 8;
+	cl_put("bad_ipv6_ext_cut_short", 0);
+	cl_begin(NULL);
+	cl_ip6(46, udp);
+	cl_len = 39;
+	cl_put("bad_ipv6_short", 0);
+}
+
+/* A text alone (an empty packet after it), or with a packet that its rule matches or not. */
+static void classify_text_seeds(void)
+{
+	static const char *const texts[][2] = {
+		{ "dscp_ef", "ef" },
+		{ "dscp_af43", "AF43" },
+		{ "dscp_cs5", "cs5" },
+		{ "dscp_va", "VA" },
+		{ "dscp_63", "63" },
+		{ "bad_dscp_64", "64" },
+		{ "bad_dscp_af44", "AF44" },
+		{ "class", "interactive" },
+		{ "bad_rule_junk", "udp:5060x" },
+		{ "bad_rule_order", "udp:10-5" },
+		{ "bad_rule_sctp", "sctp:5" },
+	};
+	size_t at;
+
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		cl_begin(texts[i][1]);
+		cl_put(texts[i][0], cl_len);
+	}
+	cl_begin("udp:5060");
+	at = cl_len;
+	cl_ip4(5, 0, 17, 0);
+	cl_ports(40000, 5060);
+	cl_put("rule_udp_ipv4", at);
+	cl_begin("tcp:5060");
+	at = cl_len;
+	cl_ip4(5, 0, 17, 0);
+	cl_ports(5060, 5060);
+	cl_put("rule_tcp_not_udp", at);
+	cl_begin("tcp:10000-20000");
+	at = cl_len;
+	cl_ip6(0, 6);
+	cl_ports(15000, 443);
+	cl_put("rule_tcp_range_ipv6", at);
+	cl_begin("5060");
+	at = cl_len;
+	cl_ip6(0, 0);
+	cl_ext(17, 1);
+	cl_ports(5060, 5061);
+	cl_put("rule_both_ipv6_hbh", at);
+}
+
 int main(int argc, char **argv)
 {
 	root = argc > 1 ? argv[1] : "tests/fuzz/corpus";
@@ -1508,5 +1709,7 @@ int main(int argc, char **argv)
 	noise_seeds();
 	seq_seeds();
 	offload_seeds();
+	classify_packet_seeds();
+	classify_text_seeds();
 	return 0;
 }
