@@ -68,7 +68,7 @@ endif
 # (validate.h) and the types and helpers those are made of. The rest of lib/
 # is the library's own: the daemon's and the CLI's include path reaches only
 # these, linked into BUILD/include.
-LIB_PUBLIC_HEADERS := wanbond.h ctl.h allowed.h byteorder.h counters.h crypto.h endpoint.h escape.h nsec.h pktbuf.h validate.h wire.h tso.h gro.h vnet_hdr.h
+LIB_PUBLIC_HEADERS := wanbond.h ctl.h allowed.h classify.h byteorder.h counters.h crypto.h endpoint.h escape.h nsec.h pktbuf.h validate.h wire.h tso.h gro.h vnet_hdr.h
 PUBLIC_INCLUDE = $(BUILD)/include
 PUBLIC_HEADER_LINKS = $(LIB_PUBLIC_HEADERS:%=$(PUBLIC_INCLUDE)/%)
 # The include path of each part: what it may include, and nothing more.

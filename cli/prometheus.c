@@ -218,6 +218,12 @@ static const struct counter_meta bond_meta[WB_CTL_N_BOND_COUNTERS] = {
 	B(pool_full_drops) = { "Packets with no buffer to go in: the bond's pool or the device's cap was full." },
 	B(measure_copies) = { "Copies sent to measure an uplink whose rate is not known." },
 	B(measure_copy_bytes) = { "Bytes of the copies sent to measure an uplink whose rate is not known." },
+	B(interactive_tx_packets) = { "IP packets taken from the TUN device as the interactive class." },
+	B(interactive_tx_bytes) = { "Bytes of the IP packets taken from the TUN device as the interactive class." },
+	B(interactive_copies) = { "Extra copies of interactive packets on other uplinks." },
+	B(interactive_queue_drops) = { "Interactive packets dropped: their queue was full." },
+	B(interactive_rx_packets) = { "Interactive packets received unordered and delivered to the TUN device." },
+	B(interactive_rx_early) = { "Interactive packets delivered ahead of a gap in the DSNs." },
 };
 #undef B
 

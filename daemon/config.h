@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 
 #include "crypto.h"
+#include "wanbond.h"
 #include "wire.h"
 
 #define WB_NAME_MAX (WB_UPLINK_NAME_MAX + 1) /* bond, peer and uplink names, with the NUL */
@@ -94,12 +95,21 @@ struct wb_conf_transport {
 	bool aqm;                    /* CoDel on the send queue */
 	uint32_t aqm_target_ms, aqm_interval_ms;
 	uint32_t pool_limit_mb;      /* packet buffers of all the bonds together; 0: a quarter of the memory */
+	bool outer_dscp;             /* data datagrams carry their IP packet's DSCP */
 };
 
 /* Which uplink takes each packet: the policy, and its rules (docs/scheduler.md). */
 struct wb_conf_scheduler {
 	char policy[16];             /* default, roundrobin, redundant, first */
 	uint32_t off;                /* rules turned off, WB_SCHED_RULE_* */
+};
+
+/* Traffic classes (config_classes.c): the interactive class's rules and how it is carried. */
+struct wb_conf_classes {
+	struct wb_class_rules rules;  /* rules.enabled: the group's "enabled" */
+	enum wb_class_policy policy;
+	bool ordered;
+	bool fec;                     /* "auto": parity where the uplinks lose */
 };
 
 /*
@@ -127,6 +137,7 @@ struct wb_config {
 	struct wb_conf_timers timers;
 	struct wb_conf_transport transport;
 	struct wb_conf_scheduler scheduler;
+	struct wb_conf_classes classes;
 	struct wb_conf_control control;
 
 	/* Client: the server and this router's uplinks. peers[0] is the server. */

@@ -29,6 +29,7 @@
 
 /* The library's field of the setting, of the library's struct L. */
 #define LIB_U64(L, field) .lib = { .has = true, .offset = CONF_FIELD(L, field, uint64_t) }
+#define LIB_FLAG(L, field) .lib = { .has = true, .offset = CONF_FIELD(L, field, bool) }
 #define LIB_NOT(L, field) .lib = { .has = true, .negated = true, .offset = CONF_FIELD(L, field, bool) }
 #define LIB_TEXT(L, field)                                                                                   \
 	.lib = { .has = true, .offset = CONF_FIELD(L, field, char *), .size = sizeof(((L *)0)->field) }
@@ -81,6 +82,7 @@ static const struct conf_setting transport[] = {
 	{ U32(T, aqm_interval_ms, 10, 10000, MS), LIB_U64(L, aqm_interval_ns) },
 	/* The device's, not a bond's: 0 is a quarter of the memory (daemon.c, pool_limit). */
 	{ U32(T, pool_limit_mb, 0, KIB_MAX, MB), .def = 0 },
+	{ FLAG(T, outer_dscp), LIB_FLAG(L, outer_dscp) },
 };
 #undef T
 #undef L

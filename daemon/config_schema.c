@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "config_classes.h"
 #include "config_groups.h"
 #include "config_read.h"
 #include "validate.h"
@@ -428,7 +429,7 @@ static int check_own_key(struct conf_parse *p)
 }
 
 static const char *const common_keys[] = { "role", "name", "private_key", "private_key_file", "cipher",
-					   "timers", "transport", "scheduler", "control", NULL };
+					   "timers", "transport", "scheduler", "classes", "control", NULL };
 static const char *const client_keys[] = { "server", "tun", "routes", "uplinks", NULL };
 static const char *const server_keys[] = { "listen", "peers", NULL };
 
@@ -493,7 +494,7 @@ int conf_schema_read(struct conf_parse *p, const config_setting_t *set)
 	    (ret = conf_read_secret_key(&root, "private_key", true, cfg->private_key, &has_key)) ||
 	    (ret = parse_cipher(p, &root)) || (ret = parse_timers(p, &root)) ||
 	    (ret = parse_group(&root, &conf_transport)) || (ret = parse_scheduler(p, &root)) ||
-	    (ret = parse_group(&root, &conf_control)))
+	    (ret = conf_classes_read(p, &root)) || (ret = parse_group(&root, &conf_control)))
 		return ret;
 	ret = cfg->role == WB_ROLE_CLIENT ? parse_client(p, &root) : parse_server(p, &root);
 	return ret ? ret : check_own_key(p);
@@ -516,6 +517,7 @@ void conf_schema_defaults(struct wb_config *cfg)
 	conf_table_defaults(&conf_transport, &cfg->transport, &tuning);
 	conf_table_defaults(&conf_scheduler, &cfg->scheduler, &tuning);
 	cfg->scheduler.off = tuning.sched_off;
+	conf_classes_defaults(&cfg->classes);
 	conf_table_defaults(&conf_control, &cfg->control, NULL);
 }
 

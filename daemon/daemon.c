@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "config_classes.h"
 #include "config_groups.h"
 #include "notify.h"
 #include "nsec.h"
@@ -41,12 +42,13 @@ static struct udp_sock *open_sock(struct daemon *d, unsigned sock)
 	return d->server.udp.lfd.fd >= 0 ? &d->server.udp : NULL;
 }
 
-static void op_send(void *ctx, unsigned sock, const struct wb_endpoint *to, const uint8_t *data, size_t len)
+static void op_send(void *ctx, unsigned sock, const struct wb_endpoint *to, const uint8_t *data, size_t len,
+		    uint8_t dscp)
 {
 	struct udp_sock *s = open_sock(ctx, sock);
 
 	if (s)
-		udp_queue(s, to, data, len);
+		udp_queue(s, to, data, len, dscp);
 }
 
 /* The library seals its data messages in the socket's send batch: no copy on their way out. */
@@ -389,18 +391,18 @@ static void allowed_sources(const struct wb_conf_peer *peer, struct wb_bond_para
 		add_allowed(p, &peer->tun.address[i]);
 }
 
-static void tuning_from_config(struct wb_bond_tuning *t, const struct wb_conf_transport *c,
-			       const struct wb_conf_scheduler *sc, uint32_t mtu)
+static void tuning_from_config(struct wb_bond_tuning *t, const struct wb_config *cfg, uint32_t mtu)
 {
-	*t = (struct wb_bond_tuning){ .mtu = mtu, .sched_off = sc->off };
-	conf_table_to_lib(&conf_transport, c, t);
-	conf_table_to_lib(&conf_scheduler, sc, t);
+	*t = (struct wb_bond_tuning){ .mtu = mtu, .sched_off = cfg->scheduler.off };
+	conf_table_to_lib(&conf_transport, &cfg->transport, t);
+	conf_table_to_lib(&conf_scheduler, &cfg->scheduler, t);
+	conf_classes_to_lib(&cfg->classes, &t->classes);
 }
 
 static void bond_params(struct daemon *d, const struct wb_conf_peer *peer, struct bond_ctx *bc, struct wb_bond_params *p)
 {
 	memset(p, 0, sizeof(*p));
-	tuning_from_config(&p->tuning, &d->cfg.transport, &d->cfg.scheduler, bc->mtu_cap);
+	tuning_from_config(&p->tuning, &d->cfg, bc->mtu_cap);
 	snprintf(p->name, sizeof(p->name), "%s", peer->name);
 	memcpy(p->public_key, peer->public_key, WB_KEY_LEN);
 	memcpy(p->preshared_key, peer->preshared_key, WB_KEY_LEN);

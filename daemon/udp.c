@@ -201,7 +201,7 @@ uint8_t *udp_tx_slot(struct udp_sock *s, size_t len)
 	return fits(s, len) ? next_slot(s) : NULL;
 }
 
-void udp_queue(struct udp_sock *s, const struct wb_endpoint *to, const uint8_t *data, size_t len)
+void udp_queue(struct udp_sock *s, const struct wb_endpoint *to, const uint8_t *data, size_t len, uint8_t dscp)
 {
 	uint8_t *slot = next_slot(s);
 
@@ -212,6 +212,7 @@ void udp_queue(struct udp_sock *s, const struct wb_endpoint *to, const uint8_t *
 	if (data != slot)
 		memcpy(slot, data, len);
 	s->tx_len[s->tx_n] = (uint32_t)len;
+	s->tx_dscp[s->tx_n] = dscp;
 	udp_sockaddr_from_endpoint(&s->tx_to[s->tx_n], to, s->family);
 	if (++s->tx_n == UDP_BATCH)
 		udp_flush(s);
@@ -227,7 +228,7 @@ struct tx_batch {
 	struct mmsghdr msgs[UDP_BATCH];
 	struct iovec iov[UDP_BATCH];
 	union {
-		char buf[CMSG_SPACE(sizeof(uint16_t))];
+		char buf[CMSG_SPACE(sizeof(uint16_t)) + CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
 	} control[UDP_BATCH];
 	int first[UDP_BATCH], count[UDP_BATCH]; /* the datagrams of each message */
@@ -239,7 +240,37 @@ static bool joins_run(const struct udp_sock *s, int first, int i, socklen_t alen
 	uint32_t bytes = s->tx_len[first] * (uint32_t)(i - first) + s->tx_len[i];
 
 	return i - first < UDP_GSO_SEGMENTS && bytes <= UDP_GSO_BYTES && s->tx_len[i] <= s->tx_len[first] &&
-	       s->tx_len[i - 1] == s->tx_len[first] && !memcmp(&s->tx_to[i], &s->tx_to[first], alen);
+	       s->tx_len[i - 1] == s->tx_len[first] && s->tx_dscp[i] == s->tx_dscp[first] &&
+	       !memcmp(&s->tx_to[i], &s->tx_to[first], alen);
+}
+
+/*
+ * The outer header's DSCP for one message: IP_TOS for IPv4 and for an IPv4
+ * peer of an IPv6 socket (a mapped address goes through IPv4, which reads
+ * only IP_TOS), IPV6_TCLASS for IPv6. ECN's two bits stay the kernel's.
+ * Returns the bytes it took.
+ */
+static size_t put_dscp(struct cmsghdr *c, const struct sockaddr_storage *to, uint8_t dscp)
+{
+	const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)to;
+	bool v4 = to->ss_family == AF_INET || IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr);
+	int tos = dscp << 2;
+
+	c->cmsg_level = v4 ? IPPROTO_IP : IPPROTO_IPV6;
+	c->cmsg_type = v4 ? IP_TOS : IPV6_TCLASS;
+	c->cmsg_len = CMSG_LEN(sizeof(tos));
+	memcpy(CMSG_DATA(c), &tos, sizeof(tos));
+	return CMSG_SPACE(sizeof(tos));
+}
+
+/* The size of each datagram of a run, for the kernel to cut it (UDP_SEGMENT). */
+static size_t put_segment_size(struct cmsghdr *c, uint16_t size)
+{
+	c->cmsg_level = SOL_UDP;
+	c->cmsg_type = UDP_SEGMENT;
+	c->cmsg_len = CMSG_LEN(sizeof(size));
+	memcpy(CMSG_DATA(c), &size, sizeof(size));
+	return CMSG_SPACE(sizeof(size));
 }
 
 static void build_batch(const struct udp_sock *s, struct tx_batch *b, socklen_t alen)
@@ -259,18 +290,20 @@ static void build_batch(const struct udp_sock *s, struct tx_batch *b, socklen_t 
 	}
 	for (int m = 0; m < b->n; m++) {
 		struct msghdr *h = &b->msgs[m].msg_hdr;
-		struct cmsghdr *c;
-		uint16_t size = (uint16_t)s->tx_len[b->first[m]];
+		uint8_t dscp = s->tx_dscp[b->first[m]];
+		size_t used = 0;
 
-		if (b->count[m] == 1)
+		if (b->count[m] == 1 && !dscp)
 			continue;
+		memset(b->control[m].buf, 0, sizeof(b->control[m].buf));
+		/* The DSCP first: a run the kernel refuses to cut keeps it alone (send_run_singly). */
+		if (dscp)
+			used += put_dscp((struct cmsghdr *)(b->control[m].buf + used), &s->tx_to[b->first[m]], dscp);
+		if (b->count[m] > 1)
+			used += put_segment_size((struct cmsghdr *)(b->control[m].buf + used),
+						 (uint16_t)s->tx_len[b->first[m]]);
 		h->msg_control = b->control[m].buf;
-		h->msg_controllen = sizeof(b->control[m].buf);
-		c = CMSG_FIRSTHDR(h);
-		c->cmsg_level = SOL_UDP;
-		c->cmsg_type = UDP_SEGMENT;
-		c->cmsg_len = CMSG_LEN(sizeof(size));
-		memcpy(CMSG_DATA(c), &size, sizeof(size));
+		h->msg_controllen = used;
 	}
 }
 
@@ -294,8 +327,10 @@ static void send_run_singly(struct udp_sock *s, struct tx_batch *b, int m)
 
 	if (errno == EIO)
 		s->gso = false;
-	h.msg_control = NULL;
-	h.msg_controllen = 0;
+	/* The DSCP stays (it comes first), the segment size goes. */
+	h.msg_controllen = s->tx_dscp[b->first[m]] ? CMSG_SPACE(sizeof(int)) : 0;
+	if (!h.msg_controllen)
+		h.msg_control = NULL;
 	h.msg_iovlen = 1;
 	for (int k = 0; k < b->count[m]; k++) {
 		h.msg_iov = &b->iov[b->first[m] + k];

@@ -43,6 +43,7 @@ struct udp_sock {
 	uint8_t *tx_bufs, *rx_bufs;
 	int tx_n;
 	uint32_t tx_len[UDP_BATCH];
+	uint8_t tx_dscp[UDP_BATCH]; /* the DSCP each carries (0: the socket's own) */
 	struct sockaddr_storage tx_to[UDP_BATCH];
 	uint32_t rx_overflows; /* the kernel's count of datagrams dropped for a full receive buffer */
 	uint64_t rx_truncated, tx_dropped, tx_errors;
@@ -72,7 +73,7 @@ void udp_close(struct udp_sock *s);
  */
 uint8_t *udp_tx_slot(struct udp_sock *s, size_t len);
 /* Adds a datagram to the send batch (copied, unless built in udp_tx_slot's); sends the batch when it is full. */
-void udp_queue(struct udp_sock *s, const struct wb_endpoint *to, const uint8_t *data, size_t len);
+void udp_queue(struct udp_sock *s, const struct wb_endpoint *to, const uint8_t *data, size_t len, uint8_t dscp);
 void udp_flush(struct udp_sock *s);
 
 /* Reads up to UDP_BATCH datagrams; rx->n is 0 when none waits. -errno on error. */

@@ -20,6 +20,12 @@
 #define MAX_HOLD_NS (5 * WB_NSEC_PER_SEC)
 #define HOLD_MARGIN_NS (200 * WB_NSEC_PER_MSEC)
 #define POOL_FULL_LOG_NS (10 * WB_NSEC_PER_SEC) /* a packet without a buffer is said at most this often */
+/*
+ * The interactive class's queue, in window units: seconds of a call or a
+ * game, which it never holds (it goes first), and a bound on what a
+ * misclassified bulk flow can put ahead of the rest.
+ */
+#define INTERACTIVE_QUEUE (128 * 1024)
 
 void wb_bond_log(const struct wb_bond *b, enum wb_log_level level, const struct wb_uplink *u, const char *fmt, ...)
 {
@@ -94,7 +100,8 @@ static int init_reliable(struct wb_bond *b, const struct wb_bond_tuning *t)
 	b->scratch = malloc(WB_DATA_OVERHEAD + b->max_body);
 	if (!b->scratch || wb_sndbuf_init(&b->snd) || wb_reorder_init(&b->rcv, b->tuning.receive_window) ||
 	    wb_txq_init(&b->txq, b->tuning.send_queue, b->tuning.mtu, !b->tuning.no_aqm, b->tuning.aqm_target_ns,
-			b->tuning.aqm_interval_ns))
+			b->tuning.aqm_interval_ns) ||
+	    wb_txq_init(&b->txq_interactive, INTERACTIVE_QUEUE, b->tuning.mtu, false, 0, 0))
 		return -ENOMEM;
 	return 0;
 }
@@ -134,6 +141,8 @@ void wb_bond_destroy(struct wb_bond *b)
 	}
 	if (b->txq.ring)
 		wb_txq_free(&b->txq, &b->pool);
+	if (b->txq_interactive.ring)
+		wb_txq_free(&b->txq_interactive, &b->pool);
 	wb_sndbuf_free(&b->snd, &b->pool);
 	if (b->rcv.ring)
 		wb_reorder_free(&b->rcv, &b->pool);
@@ -224,8 +233,19 @@ void wb_bond_sync_pool(struct wb_bond *b)
 	b->c.pool_high_water = (uint64_t)b->pool.high_water * b->pool.slot;
 }
 
+/* A packet of the interactive class: counted, and its own queue. */
+static struct wb_txq *queue_for(struct wb_bond *b, const uint8_t *ip, size_t len)
+{
+	if (wb_classify(&b->tuning.classes.rules, ip, len) != WB_CLASS_INTERACTIVE)
+		return &b->txq;
+	b->c.interactive_tx_packets++;
+	b->c.interactive_tx_bytes += len;
+	return &b->txq_interactive;
+}
+
 int wb_bond_send_ip(struct wb_bond *b, uint64_t now, const uint8_t *ip, size_t len)
 {
+	struct wb_txq *q;
 	uint8_t *buf;
 
 	if (!len)
@@ -241,7 +261,8 @@ int wb_bond_send_ip(struct wb_bond *b, uint64_t now, const uint8_t *ip, size_t l
 		b->c.too_big_drops++;
 		return -EMSGSIZE;
 	}
-	if (!wb_txq_has_room(&b->txq, (uint32_t)len)) {
+	q = queue_for(b, ip, len);
+	if (!wb_txq_has_room(q, (uint32_t)len)) {
 		/*
 		 * The queue waits for an uplink while none is up (a gap is bridged,
 		 * an outage fills it): a packet it then has no room for is lost to
@@ -251,6 +272,8 @@ int wb_bond_send_ip(struct wb_bond *b, uint64_t now, const uint8_t *ip, size_t l
 			b->c.queue_drops++;
 		else
 			b->c.no_uplink_drops++;
+		if (q == &b->txq_interactive)
+			b->c.interactive_queue_drops++;
 		return -ENOBUFS;
 	}
 	buf = wb_pktbuf_get(&b->pool);
@@ -259,7 +282,7 @@ int wb_bond_send_ip(struct wb_bond *b, uint64_t now, const uint8_t *ip, size_t l
 		return -ENOBUFS;
 	}
 	memcpy(buf, ip, len);
-	wb_txq_push(&b->txq, buf, (uint16_t)len, now);
+	wb_txq_push(q, buf, (uint16_t)len, now);
 	wb_bond_push(b, now);
 	wb_bond_sync_pool(b);
 	wb_bond_timers_changed(b);
@@ -485,6 +508,7 @@ uint64_t wb_bond_memory(const struct wb_bond *b)
 
 	m += (uint64_t)b->snd.cap * sizeof(*b->snd.ring) + (uint64_t)b->snd.retx_cap * sizeof(uint64_t);
 	m += (uint64_t)b->rcv.cap * sizeof(*b->rcv.ring) + (uint64_t)b->txq.cap * sizeof(*b->txq.ring);
+	m += (uint64_t)b->txq_interactive.cap * sizeof(*b->txq_interactive.ring);
 	for (int i = 0; i < WB_MAX_UPLINKS; i++)
 		if (b->uplinks[i].rec)
 			m += sizeof(struct wb_recovery) + (uint64_t)b->uplinks[i].rec->cap * sizeof(struct wb_sent);

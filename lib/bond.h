@@ -85,6 +85,12 @@ struct wb_bond {
 	struct wb_pktbuf_pool pool; /* its buffers; against the device's cap */
 	uint64_t next_pool_full_log_ns; /* a packet without a buffer is said again from then on */
 	struct wb_txq txq;
+	/*
+	 * The interactive class's own queue (tuning.classes), served before
+	 * txq: a call's packet never waits behind bulk data. No AQM: what it
+	 * carries is small and does not back off; its limit bounds it.
+	 */
+	struct wb_txq txq_interactive;
 	struct wb_sndbuf snd;
 	uint64_t peer_rwnd;
 	uint64_t progress_ns;     /* snd_una last moved (or data first went out after none) */
@@ -169,10 +175,21 @@ enum wb_send_kind {
 bool wb_bond_send_dsn(struct wb_bond *b, struct wb_uplink *u, uint64_t dsn, uint64_t now, enum wb_send_kind kind);
 /* Sends reinjection's next copy (reinject.h) if its uplink can take it now. Returns true if one went out. */
 bool wb_reinject_send_one(struct wb_bond *b, uint64_t now);
+/* The queue whose head gets the next DSN: the interactive class's, unless it is empty. */
+static inline struct wb_txq *wb_bond_next_queue(struct wb_bond *b)
+{
+	return wb_txq_peek(&b->txq_interactive) ? &b->txq_interactive : &b->txq;
+}
+
+/* Whether a packet waits in a send queue for its DSN. */
+static inline bool wb_bond_has_queued(const struct wb_bond *b)
+{
+	return wb_txq_peek(&b->txq_interactive) || wb_txq_peek(&b->txq);
+}
 /* Sends what can go now: resent packets first, then the send queue; then acks that are due. */
 void wb_bond_push(struct wb_bond *b, uint64_t now);
 /* Sends a datagram on an uplink, counting it. */
-void wb_bond_transmit(struct wb_bond *b, struct wb_uplink *u, const uint8_t *data, size_t len);
+void wb_bond_transmit(struct wb_bond *b, struct wb_uplink *u, const uint8_t *data, size_t len, uint8_t dscp);
 void wb_bond_send_probe(struct wb_bond *b, struct wb_uplink *u, uint64_t now);
 void wb_bond_send_probe_ack(struct wb_bond *b, struct wb_uplink *u, const struct wb_probe *probe, uint64_t now);
 void wb_bond_send_close(struct wb_bond *b, struct wb_uplink *u, uint64_t now);

@@ -161,6 +161,13 @@ void wb_bond_deliver_ip(void *ctx, const uint8_t *ip, size_t len)
 	b->dev->ops.deliver(b->dev->ctx, b, ip, len);
 }
 
+/* An interactive packet delivered: counted, and apart if it went ahead of a gap. */
+static void count_unordered(struct wb_bond *b)
+{
+	b->c.interactive_rx_packets++;
+	b->c.interactive_rx_early = b->rcv.delivered_early;
+}
+
 /* Returns false if the reorder buffer had no room for it: then it is as if it never arrived. */
 static bool on_data_frame(struct wb_bond *b, struct wb_uplink *u, const struct wb_frame *f, uint64_t now)
 {
@@ -188,6 +195,9 @@ static bool on_data_frame(struct wb_bond *b, struct wb_uplink *u, const struct w
 		taken = false;
 		break;
 	case WB_REORDER_DELIVERED:
+		if (f->type == WB_FRAME_DATA_UNORDERED)
+			count_unordered(b);
+		break;
 	case WB_REORDER_HELD:
 		break;
 	}

@@ -26,11 +26,11 @@ static unsigned sock_of(const struct wb_bond *b, const struct wb_uplink *u)
 	return b->dev->p.server ? 0 : u->id;
 }
 
-void wb_bond_transmit(struct wb_bond *b, struct wb_uplink *u, const uint8_t *data, size_t len)
+void wb_bond_transmit(struct wb_bond *b, struct wb_uplink *u, const uint8_t *data, size_t len, uint8_t dscp)
 {
 	struct wb_device *d = b->dev;
 
-	d->ops.send(d->ctx, sock_of(b, u), d->p.server ? &u->endpoint : &b->server, data, len);
+	d->ops.send(d->ctx, sock_of(b, u), d->p.server ? &u->endpoint : &b->server, data, len, dscp);
 	u->c.tx_packets++;
 	u->c.tx_bytes += len;
 }
@@ -133,8 +133,8 @@ static size_t add_acks(struct wb_bond *b, struct wb_uplink *u, uint8_t *body, si
  * packet number and sends it. Returns the datagram length, or a negative
  * errno.
  */
-static int seal_and_send(struct wb_bond *b, struct wb_uplink *u, uint8_t *buf, size_t body_len, uint64_t now,
-			 uint64_t dsn, bool ack_eliciting, bool app_limited)
+static int seal_and_send_dscp(struct wb_bond *b, struct wb_uplink *u, uint8_t *buf, size_t body_len, uint64_t now,
+			      uint64_t dsn, bool ack_eliciting, bool app_limited, uint8_t dscp)
 {
 	int n;
 
@@ -148,8 +148,15 @@ static int seal_and_send(struct wb_bond *b, struct wb_uplink *u, uint8_t *buf, s
 	wb_recovery_on_sent(u->rec, &u->cc, now, (uint32_t)n, dsn, ack_eliciting, app_limited);
 	if (ack_eliciting)
 		pace(u, now, (uint32_t)n);
-	wb_bond_transmit(b, u, buf, (size_t)n);
+	wb_bond_transmit(b, u, buf, (size_t)n, dscp);
 	return n;
+}
+
+/* The same for what carries no IP packet: the socket's own DSCP. */
+static int seal_and_send(struct wb_bond *b, struct wb_uplink *u, uint8_t *buf, size_t body_len, uint64_t now,
+			 uint64_t dsn, bool ack_eliciting, bool app_limited)
+{
+	return seal_and_send_dscp(b, u, buf, body_len, now, dsn, ack_eliciting, app_limited, 0);
 }
 
 static void count_send(struct wb_bond *b, struct wb_uplink *u, const struct wb_sndbuf_entry *e,
@@ -179,6 +186,8 @@ static void count_send(struct wb_bond *b, struct wb_uplink *u, const struct wb_s
 	case WB_SEND_REDUNDANT:
 		u->c.tx_ip_packets++;
 		b->c.redundant_copies++;
+		if (e->flags & WB_SND_INTERACTIVE)
+			b->c.interactive_copies++;
 		break;
 	}
 }
@@ -189,12 +198,14 @@ bool wb_bond_send_dsn(struct wb_bond *b, struct wb_uplink *u, uint64_t dsn, uint
 	uint8_t *buf = datagram_buffer(b, u), *body = buf + WB_DATA_HEADER_LEN;
 	size_t n = WB_FRAME_DATA_HEADER + e->len;
 	/* The last packet of a burst leaves the uplink's window unfilled: its rate sample says little. */
-	bool app_limited = kind == WB_SEND_NEW && !wb_txq_peek(&b->txq);
+	bool app_limited = kind == WB_SEND_NEW && !wb_bond_has_queued(b);
+	enum wb_frame_type type = e->flags & WB_SND_UNORDERED ? WB_FRAME_DATA_UNORDERED : WB_FRAME_DATA;
+	uint8_t dscp = b->tuning.outer_dscp ? wb_ip_dscp(e->data, e->len) : 0;
 
-	wb_frame_put_data_header(body, dsn, e->len);
+	wb_frame_put_data_header_of(body, type, dsn, e->len);
 	memcpy(body + WB_FRAME_DATA_HEADER, e->data, e->len);
 	n = add_acks(b, u, body, n, now);
-	if (seal_and_send(b, u, buf, n, now, dsn, true, app_limited) < 0)
+	if (seal_and_send_dscp(b, u, buf, n, now, dsn, true, app_limited, dscp) < 0)
 		return false;
 	if (!e->sends++)
 		e->first_sent_ns = now;
@@ -316,9 +327,23 @@ static void judge_queue(struct wb_bond *b, uint64_t now)
 		       wb_sched_queue_hold_ns(b, now));
 }
 
+/* What an interactive packet is sent as: its class, and unordered unless the class keeps order. */
+static uint8_t class_flags(const struct wb_bond *b, const struct wb_txq *q)
+{
+	if (q != &b->txq_interactive)
+		return 0;
+	return (uint8_t)(WB_SND_INTERACTIVE | (b->tuning.classes.ordered ? 0 : WB_SND_UNORDERED));
+}
+
+/*
+ * The next packet of the send queues gets its DSN and goes: the
+ * interactive class's first, where its policy says (sched.c), then bulk,
+ * where the bond's policy says, judged by the AQM.
+ */
 static bool send_new(struct wb_bond *b, uint64_t now, uint16_t reserved)
 {
-	const struct wb_txq_entry *head = wb_txq_peek(&b->txq);
+	struct wb_txq *q = wb_bond_next_queue(b);
+	const struct wb_txq_entry *head = wb_txq_peek(q);
 	struct wb_send_decision d = { 0 };
 	struct wb_txq_entry e;
 	uint32_t bytes;
@@ -328,7 +353,7 @@ static bool send_new(struct wb_bond *b, uint64_t now, uint16_t reserved)
 		return false;
 	bytes = head->len + WB_TUNNEL_BYTES_WITH_ACKS;
 	if (too_big(b, head->len)) {
-		if (wb_txq_pop(&b->txq, now, &b->pool, &e)) {
+		if (wb_txq_pop(q, now, &b->pool, &e)) {
 			wb_pktbuf_put(&b->pool, e.data);
 			b->c.too_big_drops++;
 		}
@@ -336,18 +361,23 @@ static bool send_new(struct wb_bond *b, uint64_t now, uint16_t reserved)
 	}
 	if (!window_open(b, head->len))
 		return false;
-	b->sched->get_send(b, bytes, now, reserved, &d);
+	if (q == &b->txq_interactive)
+		wb_sched_get_send_interactive(b, b->tuning.classes.policy, bytes, now, reserved, &d);
+	else
+		b->sched->get_send(b, bytes, now, reserved, &d);
 	/* Copies may measure an uplink the policy does not use yet; with nothing to copy, the walk must not start over for ever. */
 	if (!d.uplink)
 		return wb_sched_on_waiting(b, now) && wb_reinject_send_one(b, now);
-	judge_queue(b, now);
-	if (!wb_txq_pop(&b->txq, now, &b->pool, &e))
+	if (q == &b->txq)
+		judge_queue(b, now);
+	if (!wb_txq_pop(q, now, &b->pool, &e))
 		return false; /* CoDel dropped the rest */
 	if (wb_sndbuf_push(&b->snd, e.data, e.len, &dsn)) {
 		wb_pktbuf_put(&b->pool, e.data);
 		b->c.queue_drops++;
 		return true;
 	}
+	wb_sndbuf_get(&b->snd, dsn)->flags = class_flags(b, q);
 	if (b->snd.una + 1 == b->snd.nxt)
 		b->progress_ns = now; /* the bond timeout counts from the first packet out of an empty buffer */
 	wb_bond_send_dsn(b, d.uplink, dsn, now, WB_SEND_NEW);
@@ -460,7 +490,7 @@ uint64_t wb_bond_pacing_wake(const struct wb_bond *b, uint64_t now)
 {
 	uint64_t due = UINT64_MAX;
 
-	if (!b->current || (!wb_txq_peek(&b->txq) && !b->snd.retx_n && !b->reinj.active))
+	if (!b->current || (!wb_bond_has_queued(b) && !b->snd.retx_n && !b->reinj.active))
 		return UINT64_MAX;
 	/* An uplink with window room that only pacing holds back. */
 	for (int i = 0; i < WB_MAX_UPLINKS; i++) {

@@ -83,6 +83,16 @@ struct wb_bond_counters {
 	 * bytes. Not in opp_reinject: they rescue nothing held up.
 	 */
 	uint64_t measure_copies, measure_copy_bytes;
+	/*
+	 * The interactive class (docs/scheduler.md, "Traffic classes"); bulk is
+	 * the rest of the counts above. Sent: IP packets taken from the TUN
+	 * device as interactive, their bytes, the extra copies of them on other
+	 * uplinks, and those its queue had no room for. Received: IP packets
+	 * that came unordered and went to the TUN device, and those of them
+	 * delivered ahead of a gap (they would have waited before classes).
+	 */
+	uint64_t interactive_tx_packets, interactive_tx_bytes, interactive_copies, interactive_queue_drops;
+	uint64_t interactive_rx_packets, interactive_rx_early;
 };
 
 struct wb_device_counters {

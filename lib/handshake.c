@@ -115,7 +115,7 @@ static void initiate(struct wb_bond *b, uint64_t now)
 		wb_noise_handshake_clear(&b->hs);
 		wb_bond_log(b, WB_LOG_ERR, u, "cannot create a handshake initiation");
 	} else {
-		wb_bond_transmit(b, u, (const uint8_t *)&msg, sizeof(msg));
+		wb_bond_transmit(b, u, (const uint8_t *)&msg, sizeof(msg), 0);
 		b->last_sent_time = timestamp;
 		b->c.handshakes_sent++;
 		wb_bond_log(b, WB_LOG_DEBUG, u, "handshake initiation sent");
@@ -224,7 +224,7 @@ static void send_cookie(struct wb_device *d, const struct wb_endpoint *from, con
 	if (wb_cookie_create_reply(&reply, &d->cookies, &d->local, buf, len,
 				   wb_get_le32(WB_MSG_FIELD(buf, wb_msg_initiation, sender_index)), from, nonce))
 		return;
-	d->ops.send(d->ctx, 0, from, (const uint8_t *)&reply, sizeof(reply));
+	d->ops.send(d->ctx, 0, from, (const uint8_t *)&reply, sizeof(reply), 0);
 	d->c.cookie_replies_sent++;
 }
 
@@ -262,7 +262,7 @@ static void respond(struct wb_bond *b, struct wb_noise_handshake *hs, const stru
 	}
 	free_session(b, &b->next);
 	b->next = kp;
-	d->ops.send(d->ctx, 0, from, (const uint8_t *)&msg, sizeof(msg));
+	d->ops.send(d->ctx, 0, from, (const uint8_t *)&msg, sizeof(msg), 0);
 	wb_bond_log(b, WB_LOG_DEBUG, NULL, "handshake answered");
 }
 

@@ -289,6 +289,38 @@ struct wb_uplink *wb_sched_earliest_arrival_now(struct wb_bond *b, uint16_t mask
 	return first_arrival(b, mask, bytes, now, true);
 }
 
+/*
+ * The interactive class: a call's packet is worth more than the bytes it
+ * costs twice, so it goes where it arrives first and a copy where it
+ * arrives next (or on every uplink in use), whatever the bond's policy
+ * does with bulk. It waits for the first of them (pacing, or an ack to
+ * open its window: a packet time under load), never for a slower uplink;
+ * the copies go on those that can take them now.
+ */
+void wb_sched_get_send_interactive(struct wb_bond *b, enum wb_class_policy policy, uint32_t bytes, uint64_t now,
+				   uint16_t avoid, struct wb_send_decision *d)
+{
+	uint16_t mask = wb_sched_active(b);
+	struct wb_uplink *next;
+
+	switch (policy) {
+	case WB_CLASS_POLICY_BONDED:
+		b->sched->get_send(b, bytes, now, avoid, d);
+		return;
+	case WB_CLASS_POLICY_REDUNDANT:
+		d->uplink = first_arrival(b, mask, bytes, now, false);
+		d->copies = mask;
+		break;
+	case WB_CLASS_POLICY_DUPLICATE:
+		d->uplink = first_arrival(b, mask, bytes, now, false);
+		next = d->uplink ? first_arrival(b, mask & (uint16_t)~(1u << d->uplink->id), bytes, now, false) : NULL;
+		d->copies = next ? (uint16_t)(1u << next->id) : 0;
+		break;
+	}
+	if (d->uplink && !wb_sched_can_send(d->uplink, bytes, now))
+		d->uplink = NULL; /* it waits for the uplink where it arrives first */
+}
+
 bool wb_sched_capacity_known(const struct wb_bond *b)
 {
 	uint16_t mask = wb_sched_uplinks(b);
@@ -583,9 +615,11 @@ struct wb_uplink *wb_sched_pick_resend(struct wb_bond *b, uint32_t bytes, uint64
 
 enum wb_retrans_reason wb_sched_blocked(const struct wb_bond *b)
 {
-	const struct wb_txq_entry *head = wb_txq_peek(&b->txq);
+	const struct wb_txq_entry *head = wb_txq_peek(&b->txq_interactive);
 	uint64_t after;
 
+	if (!head)
+		head = wb_txq_peek(&b->txq);
 	if (b->snd.una == b->snd.nxt)
 		return WB_RETRANS_NONE; /* nothing outstanding: nothing holds the bond up */
 	if (!head)

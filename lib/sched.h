@@ -149,6 +149,14 @@ uint64_t wb_sched_completion_ns(const struct wb_uplink *u, uint32_t bytes);
  * RTT. UINT64_MAX/2 if u has no rate yet.
  */
 uint64_t wb_sched_arrival_ns(const struct wb_uplink *u, uint32_t bytes, uint64_t now);
+/*
+ * Where a packet of the interactive class goes under its policy (wanbond.h,
+ * enum wb_class_policy): the uplink where it arrives first, if it can send
+ * now (else d->uplink is NULL: it waits for it), and the copies. BONDED
+ * asks the bond's policy.
+ */
+void wb_sched_get_send_interactive(struct wb_bond *b, enum wb_class_policy policy, uint32_t bytes, uint64_t now,
+				   uint16_t avoid, struct wb_send_decision *d);
 /* Among mask, the usable uplink where bytes sent now would arrive first, whether or not it can send now. */
 struct wb_uplink *wb_sched_first_arrival(struct wb_bond *b, uint16_t mask, uint32_t bytes, uint64_t now);
 /* The same among the uplinks of mask that can send bytes now; NULL if none can. */

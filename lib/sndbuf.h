@@ -26,6 +26,8 @@ static inline uint64_t wb_window_bytes(uint32_t len)
 enum wb_sndbuf_flags {
 	WB_SND_DELIVERED = 1, /* the peer has it: an uplink acked a packet carrying it, or a SACK */
 	WB_SND_RETX_QUEUED = 2,
+	WB_SND_INTERACTIVE = 4, /* of the interactive class: its copies go as it did */
+	WB_SND_UNORDERED = 8,   /* sent in WB_FRAME_DATA_UNORDERED: the receiver delivers it on arrival */
 };
 
 struct wb_sndbuf_entry {

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "allowed.h"
+#include "classify.h"
 #include "counters.h"
 #include "crypto.h"
 #include "endpoint.h"
@@ -71,6 +72,24 @@ struct wb_uplink_params {
 };
 
 /* The reliable layer of a bond; zero fields take the defaults (wb_bond_tuning_defaults). */
+/*
+ * Traffic classes (docs/scheduler.md, "Traffic classes"): which packets are
+ * interactive (classify.h's rules), and how the bond carries them. Bulk is
+ * everything else, carried by the bond's policy, in order.
+ */
+enum wb_class_policy {
+	WB_CLASS_POLICY_DUPLICATE, /* each packet on the two uplinks where it arrives first */
+	WB_CLASS_POLICY_REDUNDANT, /* ... on every uplink in use */
+	WB_CLASS_POLICY_BONDED,    /* as bulk: the bond's policy */
+};
+
+struct wb_classes {
+	struct wb_class_rules rules; /* all zero: no classes, every packet bulk */
+	enum wb_class_policy policy; /* the interactive class's */
+	bool ordered;                /* the interactive class is delivered in order, as bulk */
+	bool fec;                    /* parity over its packets where the uplinks lose (fec.h) */
+};
+
 struct wb_bond_tuning {
 	uint32_t mtu;              /* of the TUN device: the largest IP packet */
 	uint64_t send_buffer;      /* bytes sent and not yet delivered, kept for resending */
@@ -82,6 +101,8 @@ struct wb_bond_tuning {
 	char cc[16];               /* congestion control: "bbr" or "newreno" */
 	char scheduler[16];        /* "default", "roundrobin", "redundant" or "first" */
 	uint32_t sched_off;        /* rules of the scheduler turned off (WB_SCHED_RULE_*): all on by default */
+	struct wb_classes classes;
+	bool outer_dscp;           /* a data datagram carries its IP packet's DSCP (the send op's dscp) */
 };
 
 /*
@@ -218,8 +239,11 @@ struct wb_device_ops {
 	/*
 	 * Sends one datagram. sock is the uplink's socket on a client (the uplink
 	 * id), 0 on a server (its one socket). data is only valid during the call.
+	 * dscp: the DSCP its outer IP header should carry (the tunnelled
+	 * packet's, with tuning.outer_dscp), 0 for the socket's own.
 	 */
-	void (*send)(void *ctx, unsigned sock, const struct wb_endpoint *to, const uint8_t *data, size_t len);
+	void (*send)(void *ctx, unsigned sock, const struct wb_endpoint *to, const uint8_t *data, size_t len,
+		     uint8_t dscp);
 	/* An IP packet for the bond's TUN device. */
 	void (*deliver)(void *ctx, struct wb_bond *b, const uint8_t *ip, size_t len);
 	/* Fills buf with cryptographically random bytes. */

@@ -60,8 +60,10 @@ struct fp {
 	struct wb_endpoint server_ep, client_ep[FP_UPLINKS];
 };
 
-static inline void fp_on_send(void *ctx, unsigned sock, const struct wb_endpoint *to, const uint8_t *data, size_t len)
+static inline void fp_on_send(void *ctx, unsigned sock, const struct wb_endpoint *to, const uint8_t *data,
+			      size_t len, uint8_t dscp)
 {
+	(void)dscp;
 	struct fp_side *s = ctx;
 	struct fp_datagram *d;
 

@@ -105,7 +105,8 @@ static int link_of_endpoint(const struct sim *sim, const struct wb_endpoint *e)
 	return -1;
 }
 
-static void on_send(void *ctx, unsigned sock, const struct wb_endpoint *to, const uint8_t *data, size_t len)
+static void on_send(void *ctx, unsigned sock, const struct wb_endpoint *to, const uint8_t *data, size_t len,
+		    uint8_t dscp)
 {
 	struct sim_node *node = ctx;
 	struct sim *sim = node->sim;
@@ -113,6 +114,7 @@ static void on_send(void *ctx, unsigned sock, const struct wb_endpoint *to, cons
 	enum sim_dir dir = node->server ? SIM_DOWN : SIM_UP;
 	struct sim_packet *p;
 
+	(void)dscp; /* a simulated link has one queue: the outer DSCP changes nothing on it */
 	if (k < 0 || k >= sim->s->n_links || sim->links[k].dead)
 		return;
 	p = malloc(sizeof(*p) + len);

@@ -8,7 +8,8 @@
 #include "bond.h"
 #include "crypto.h"
 
-static void on_send(void *ctx, unsigned sock, const struct wb_endpoint *to, const uint8_t *data, size_t len)
+static void on_send(void *ctx, unsigned sock, const struct wb_endpoint *to, const uint8_t *data, size_t len,
+		    uint8_t dscp)
 {
 	struct pair_side *s = ctx;
 	struct pair *p = s->pair;
@@ -24,6 +25,7 @@ static void on_send(void *ctx, unsigned sock, const struct wb_endpoint *to, cons
 	d->to = *to;
 	d->from = s->is_server ? p->server_ep : p->client_ep[sock];
 	d->len = (uint16_t)len;
+	d->dscp = dscp;
 	if (data == d->data)
 		s->sent_in_place++;
 	else

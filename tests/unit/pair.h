@@ -23,6 +23,7 @@ struct pair_datagram {
 	struct wb_endpoint from, to;
 	uint64_t at;                /* when it may arrive: sent, and its uplink's delay */
 	uint16_t len;
+	uint8_t dscp;               /* what the library asked its outer header to carry */
 	/*
 	 * Aligned as a receive buffer from malloc would be (a datagram at an odd
 	 * address is test_tunnel.c's test_receive_of_a_misaligned_buffer).

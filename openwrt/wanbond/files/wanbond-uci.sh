@@ -23,7 +23,7 @@ WANBOND_TOP="name:str private_key:str private_key_file:str cipher:str"
 WANBOND_TIMERS="probe_interval_ms:int uplink_timeout_ms:int handshake_retry_ms:int rekey_after_seconds:int
 rekey_after_messages:int"
 WANBOND_TRANSPORT="congestion_control:str send_buffer_kb:int receive_window_kb:int send_queue_kb:int
-reorder_hold_ms:int aqm:bool aqm_target_ms:int aqm_interval_ms:int pool_limit_mb:int"
+reorder_hold_ms:int aqm:bool aqm_target_ms:int aqm_interval_ms:int pool_limit_mb:int outer_dscp:bool"
 WANBOND_SCHEDULER="policy:str arrival:bool avoid_blocking:bool penalise:bool penalise_guard:bool reinject:bool
 reinject_on_rwnd:bool reinject_on_sndbuf:bool reinject_on_app_limited:bool measure:bool"
 # Prefixed in UCI ("server_address" is server.address).
