@@ -317,6 +317,8 @@ static void act_on_frame(struct wb_bond *b, struct wb_uplink *u, const struct wb
 	case WB_FRAME_CLOSE:
 		after->closed = true;
 		break;
+	case WB_FRAME_FEC_PARITY:
+		break; /* integrated later */
 	case WB_FRAME_PADDING:
 		break;
 	}

@@ -296,6 +296,14 @@ int wb_frame_next(const uint8_t **pos, const uint8_t *end, struct wb_frame *f)
 		f->close_reason = *WB_FRAME_FIELD(p, wb_frame_close, reason);
 		used = WB_FRAME_CLOSE_LEN;
 		break;
+	case WB_FRAME_FEC_PARITY: {
+		int n = wb_fec_parse_parity(p, avail, &f->fec_parity);
+
+		if (n < 0)
+			return -EBADMSG;
+		used = (size_t)n;
+		break;
+	}
 	default:
 		return -EBADMSG;
 	}

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fec.h"
 #include "wire.h"
 
 struct wb_probe {
@@ -74,6 +75,7 @@ struct wb_frame {
 		struct wb_bond_ack bond_ack;
 		uint8_t close_reason;
 		uint16_t pmtu_size; /* PMTU_ACK */
+		struct wb_fec_parity fec_parity; /* its payload points into the body */
 	};
 };
 
@@ -124,7 +126,7 @@ uint64_t wb_dsn_expand(uint32_t dsn32, uint64_t expected);
  * the end of the body (or at padding), -EBADMSG if the body is malformed:
  * truncated, an unknown type, a data frame of length 0, an uplink name that
  * is empty, too long or holds a NUL, ack ranges that overlap, run below 0 or
- * are too many.
+ * are too many, a parity frame that wb_fec_parse_parity refuses.
  */
 int wb_frame_next(const uint8_t **pos, const uint8_t *end, struct wb_frame *f);
 

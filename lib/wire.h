@@ -164,7 +164,23 @@ enum wb_frame_type {
 	 * never behind a gap in the DSNs, and drops its duplicates.
 	 */
 	WB_FRAME_DATA_UNORDERED = 0x0A,
+	WB_FRAME_FEC_PARITY = 0x0B, /* the XOR of a block of interactive packets: below, and fec.h */
 };
+
+/*
+ * A parity frame (WB_FRAME_FEC_PARITY), after its type byte:
+ *
+ *     varint  first DSN             the whole DSN, not its low 32 bits
+ *     u8      n                     packets covered, 2..16 (WB_FEC_MAX_BLOCK)
+ *     varint  delta, n - 1 times    each DSN less the one before, at least 1
+ *     le16    len_xor               the XOR of the packets' lengths
+ *     le16    payload_len           1..1500 (WB_FEC_MAX_PAYLOAD): the longest packet's
+ *     u8      payload[payload_len]  the XOR of the packets, each zero-padded to payload_len
+ *
+ * The DSNs are listed because the interactive class's packets are spread
+ * among the bulk's. A rebuilt packet's length is len_xor XORed with the
+ * others' lengths; one of 0 or over payload_len means a corrupt parity.
+ */
 
 /* What goes before one IP packet (WB_FRAME_DATA and WB_FRAME_DATA_UNORDERED). */
 struct wb_frame_data {

@@ -13,6 +13,9 @@
  * device, and malformed ones; and those of fuzz_classify: IP packets of
  * each kind the classifier reads, configuration texts, and texts with a
  * packet their port rule matches or not.
+ * device, and malformed ones; and those of fuzz_fec: parity frames made by
+ * the encoder with what the receiver held (the trailer fuzz_fec.c reads),
+ * and malformed ones.
  * Not built by make: the corpora are committed. After a change to the pair,
  * the handshake, the wire format or the control family, make them again:
  *
@@ -33,6 +36,7 @@
 #include "byteorder.h"
 #include "cookie.h"
 #include "ctl.h"
+#include "fec.h"
 #include "frame.h"
 #include "fuzz_pair.h"
 #include "inet_csum.h"
@@ -343,6 +347,20 @@ static void frame_seeds(void)
 	/* An ack cut inside a varint. */
 	n = wb_frame_put_ack(b, &(struct wb_ack){ .delay_us = 1000, .n = 1, .r = { { 1ULL << 40, 1ULL << 41 } } });
 	put("fuzz_frames", "ack_truncated", b, n - 3);
+	/* Data, then the parity of it and of two more of the interactive class (not acted on yet). */
+	{
+		struct wb_fec_encoder e;
+
+		wb_frame_put_data_header(b, 0, 20);
+		memset(b + WB_FRAME_DATA_HEADER, 0x45, 20);
+		n = WB_FRAME_DATA_HEADER + 20;
+		wb_fec_encoder_init(&e, 3);
+		wb_fec_add(&e, 0, b + WB_FRAME_DATA_HEADER, 20);
+		wb_fec_add(&e, 2, b + WB_FRAME_DATA_HEADER, 12);
+		wb_fec_add(&e, 5, b + WB_FRAME_DATA_HEADER, 16);
+		n += wb_fec_put_parity(b + n, &e);
+		put("fuzz_frames", "data_fec_parity", b, n);
+	}
 }
 
 /* ---- fuzz_ctl: control messages ---------------------------------------------------------- */
@@ -1695,6 +1713,153 @@ static void classify_text_seeds(void)
 	cl_ext(17, 1);
 	cl_ports(5060, 5061);
 	cl_put("rule_both_ipv6_hbh", at);
+/* ---- fuzz_fec: parity frames, and what the receiver held (fuzz_fec.c's trailer) ------------- */
+
+static uint8_t fec_in[WB_FEC_PARITY_MAX_LEN + 2 + WB_FEC_MAX_BLOCK * (3 + WB_FEC_MAX_PAYLOAD)];
+static size_t fec_len;
+static size_t fec_frame_len;   /* the frame's bytes at the start of fec_in */
+static size_t fec_payload_len;
+static unsigned fec_n;
+static size_t fec_lens[WB_FEC_MAX_BLOCK];
+static uint8_t fec_data[WB_FEC_MAX_BLOCK][WB_FEC_MAX_PAYLOAD];
+
+/* A block of n packets, DSNs from first spread by gap (with a varying extra), lengths from lens. */
+static void fec_block(unsigned n, uint64_t first, uint64_t gap, const size_t *lens)
+{
+	static struct wb_fec_encoder e;
+	uint64_t dsn = first;
+
+	wb_fec_encoder_init(&e, n);
+	fec_n = n;
+	for (unsigned i = 0; i < n; i++) {
+		fec_lens[i] = lens[i];
+		for (size_t j = 0; j < lens[i]; j++)
+			fec_data[i][j] = (uint8_t)(i * 31 + j * 7 + 1);
+		if (wb_fec_add(&e, dsn, fec_data[i], lens[i]) != (i + 1 == n)) {
+			fprintf(stderr, "gen_corpus: the block did not close at its size\n");
+			exit(1);
+		}
+		dsn += gap + i % 3;
+	}
+	fec_payload_len = e.max_len;
+	fec_frame_len = fec_len = wb_fec_put_parity(fec_in, &e);
+}
+
+/* The trailer: the horizon and the others' bytes, then the packets noted (once, or twice). */
+static void fec_trailer(uint8_t horizon, uint8_t others, uint32_t noted, uint32_t twice)
+{
+	fec_len = fec_frame_len;
+	fec_in[fec_len++] = horizon;
+	fec_in[fec_len++] = others;
+	for (unsigned i = 0; i < fec_n; i++) {
+		bool is_noted = noted & 1u << i;
+
+		fec_in[fec_len++] = (uint8_t)(is_noted | (twice & 1u << i ? 2 : 0));
+		if (!is_noted)
+			continue;
+		wb_put_le16(fec_in + fec_len, (uint16_t)fec_lens[i]);
+		memcpy(fec_in + fec_len + 2, fec_data[i], fec_lens[i]);
+		fec_len += 2 + fec_lens[i];
+	}
+}
+
+/* The parity's len_xor and payload, where the frame ends. */
+static uint8_t *fec_len_xor(void)
+{
+	return fec_in + fec_frame_len - fec_payload_len - 4;
+}
+
+static void fec_put(const char *name)
+{
+	put("fuzz_fec", name, fec_in, fec_len);
+}
+
+static void fec_raw(const char *name, uint64_t first, unsigned n, const uint64_t *deltas, size_t n_deltas,
+		    uint16_t len_xor, uint16_t payload_len, size_t payload_bytes)
+{
+	size_t len = 1;
+
+	fec_in[0] = WB_FRAME_FEC_PARITY;
+	len += wb_varint_put(fec_in + len, first);
+	fec_in[len++] = (uint8_t)n;
+	for (size_t i = 0; i < n_deltas; i++)
+		len += wb_varint_put(fec_in + len, deltas[i]);
+	wb_put_le16(fec_in + len, len_xor);
+	wb_put_le16(fec_in + len + 2, payload_len);
+	len += 4;
+	memset(fec_in + len, 0x5a, payload_bytes);
+	put("fuzz_fec", name, fec_in, len + payload_bytes);
+}
+
+static void fec_seeds(void)
+{
+	static const size_t four[] = { 120, 160, 90, 200 };
+	static const size_t eight[] = { 100, 1, 180, 64, 150, 7, 99, 1500 };
+	static const size_t sixteen[] = { 160, 172, 90, 1500, 200, 1, 33, 170, 171, 180, 64, 2, 120, 1400, 160, 150 };
+	static const uint64_t ones[WB_FEC_MAX_BLOCK + 1] = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+	const uint32_t all = ~0u;
+
+	/* Rebuilt: the first, the longest, one of 16 with others noted twice, among packets of other DSNs. */
+	fec_block(4, 1000, 5, four);
+	fec_trailer(0, 0, all & ~1u, 0);
+	fec_put("rebuild_first");
+	fec_trailer(0, 0x80 | 100, all & ~4u, 0);
+	fec_put("rebuild_after_others");
+	fec_block(8, 1ULL << 33, 300, eight);
+	fec_trailer(0, 0, all & ~0x80u, 0);
+	fec_put("rebuild_longest");
+	fec_block(WB_FEC_MAX_BLOCK, 70000, 1 << 20, sixteen);
+	fec_trailer(0, 20, all & ~(1u << 9), 0x0505);
+	fec_put("rebuild_of_16");
+	/* Nothing to rebuild: all held, two missing, fallen out of the ring, none noted. */
+	fec_block(4, 1000, 5, four);
+	fec_trailer(0, 0, all, 0);
+	fec_put("all_held");
+	fec_trailer(0, 0, all & ~0xau, 0);
+	fec_put("two_missing");
+	fec_trailer(0, WB_FEC_RING, all & ~1u, 0);
+	fec_put("fallen_out");
+	fec_trailer(0, 0, 0, 0);
+	fec_put("none_noted");
+	fec_len = fec_frame_len;
+	fec_put("frame_only");
+	/* The horizon: the missing one below it, and at it. */
+	fec_trailer(0x80 | 2, 0, all & ~2u, 0);
+	fec_put("below_horizon");
+	fec_trailer(2, 0, all & ~2u, 0);
+	fec_put("at_horizon");
+	/* Disagreeing with what is held: a length XOR that rebuilds 0 bytes, padding not zero, a held packet too long. */
+	wb_put_le16(fec_len_xor(), (uint16_t)(wb_get_le16(fec_len_xor()) ^ four[1]));
+	fec_trailer(0, 0, all & ~2u, 0);
+	fec_put("rebuilt_length_0");
+	fec_block(4, 1000, 5, four);
+	fec_in[fec_frame_len - 1] ^= 0x01;
+	fec_trailer(0, 0, all & ~2u, 0);
+	fec_put("padding_not_zero");
+	fec_block(4, 1000, 5, four);
+	fec_lens[2] = 250;
+	fec_trailer(0, 0, all & ~2u, 0);
+	fec_put("held_too_long");
+	/* DSNs up to the largest varint. */
+	fec_block(2, WB_VARINT_MAX - 5, 5, four);
+	fec_trailer(0, 0, 1, 0);
+	fec_put("largest_dsn");
+	/* Malformed: each refused by the parser. */
+	fec_block(8, 1ULL << 33, 300, eight);
+	put("fuzz_fec", "truncated", fec_in, fec_frame_len - 1);
+	fec_raw("n_0", 9, 0, ones, 0, 3, 3, 3);
+	fec_raw("n_1", 9, 1, ones, 0, 3, 3, 3);
+	fec_raw("n_17", 9, WB_FEC_MAX_BLOCK + 1, ones, WB_FEC_MAX_BLOCK, 3, 3, 3);
+	{
+		const uint64_t zero[] = { 1, 0, 1 };
+		const uint64_t past[] = { WB_VARINT_MAX - 8 };
+
+		fec_raw("delta_0", 9, 4, zero, 3, 3, 3, 3);
+		fec_raw("dsn_past_2_62", 9, 2, past, 1, 3, 3, 3);
+	}
+	fec_raw("payload_0", 9, 2, ones, 1, 0, 0, 0);
+	fec_raw("payload_1501", 9, 2, ones, 1, 0, WB_FEC_MAX_PAYLOAD + 1, WB_FEC_MAX_PAYLOAD + 1);
+	fec_raw("len_xor_impossible", 9, 2, ones, 1, 256, 200, 200);
 }
 
 int main(int argc, char **argv)
@@ -1711,5 +1876,6 @@ int main(int argc, char **argv)
 	offload_seeds();
 	classify_packet_seeds();
 	classify_text_seeds();
+	fec_seeds();
 	return 0;
 }

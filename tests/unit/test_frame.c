@@ -35,10 +35,16 @@ static int parse_one(const uint8_t *p, size_t len, struct wb_frame *f, size_t *u
 	rc = wb_frame_next(&pos, copy + len, f);
 	assert_true(pos >= copy && pos <= copy + len);
 	*used = (size_t)(pos - copy);
-	/* A data frame points into the body: translate it back for the caller. */
+	/* A data frame points into the body, and so does a parity's payload: translate them back for the caller. */
 	if (rc == 1 && f->type == WB_FRAME_DATA) {
 		assert_true(f->data.data > copy && f->data.data + f->data.len <= copy + len);
 		f->data.data = p + (f->data.data - copy);
+	}
+	if (rc == 1 && f->type == WB_FRAME_FEC_PARITY) {
+		const struct wb_fec_parity *par = &f->fec_parity;
+
+		assert_true(par->payload > copy && par->payload + par->payload_len <= copy + *used);
+		f->fec_parity.payload = p + (par->payload - copy);
 	}
 	free(copy);
 	return rc;
@@ -229,6 +235,19 @@ static const struct wb_bond_ack body_bond_ack = {
 	.cum = 1000, .rwnd = 6 << 20, .n = 2, .s = { { 1002, 1010 }, { 70000, 70000 } },
 };
 
+/* The parity of three packets the body's data frames are not: DSNs 70, 72 and 75. */
+static size_t put_body_parity(uint8_t *p)
+{
+	static const uint8_t ip[12] = { 0x45, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 };
+	struct wb_fec_encoder e;
+
+	wb_fec_encoder_init(&e, 3);
+	wb_fec_add(&e, 70, ip, 12);
+	wb_fec_add(&e, 72, ip, 5);
+	assert_true(wb_fec_add(&e, 75, ip, 9));
+	return wb_fec_put_parity(p, &e);
+}
+
 /* A body of every kind of frame; offsets[] gets where each frame ends. */
 #define BODY_MAX_FRAMES 10
 static size_t build_body(uint8_t *body, size_t offsets[BODY_MAX_FRAMES], size_t *n_frames)
@@ -252,6 +271,8 @@ static size_t build_body(uint8_t *body, size_t offsets[BODY_MAX_FRAMES], size_t 
 	offsets[k++] = n;
 	n += wb_frame_put_bond_ack(body + n, &body_bond_ack);
 	offsets[k++] = n;
+	n += put_body_parity(body + n);
+	offsets[k++] = n;
 	wb_frame_put_data_header(body + n, 78, 1);
 	body[n + WB_FRAME_DATA_HEADER] = 0x60;
 	n += WB_FRAME_DATA_HEADER + 1;
@@ -264,8 +285,9 @@ static size_t build_body(uint8_t *body, size_t offsets[BODY_MAX_FRAMES], size_t 
 
 static void test_body_with_several_frames(void **state)
 {
-	const enum wb_frame_type types[] = { WB_FRAME_PROBE, WB_FRAME_UPLINK_INFO, WB_FRAME_DATA, WB_FRAME_ACK,
-					     WB_FRAME_PROBE_ACK, WB_FRAME_BOND_ACK, WB_FRAME_DATA, WB_FRAME_CLOSE };
+	const enum wb_frame_type types[] = { WB_FRAME_PROBE, WB_FRAME_UPLINK_INFO, WB_FRAME_DATA,
+					     WB_FRAME_ACK, WB_FRAME_PROBE_ACK, WB_FRAME_BOND_ACK,
+					     WB_FRAME_FEC_PARITY, WB_FRAME_DATA, WB_FRAME_CLOSE };
 	uint8_t body[256];
 	size_t offsets[BODY_MAX_FRAMES], n_frames, len = build_body(body, offsets, &n_frames);
 	const uint8_t *pos = body;
@@ -284,6 +306,13 @@ static void test_body_with_several_frames(void **state)
 		if (f.type == WB_FRAME_BOND_ACK) {
 			assert_int_equal(f.bond_ack.cum, body_bond_ack.cum);
 			assert_memory_equal(f.bond_ack.s, body_bond_ack.s, body_bond_ack.n * sizeof(body_bond_ack.s[0]));
+		}
+		if (f.type == WB_FRAME_FEC_PARITY) {
+			assert_int_equal(f.fec_parity.n, 3);
+			assert_int_equal(f.fec_parity.dsns[2], 75);
+			assert_int_equal(f.fec_parity.len_xor, 12 ^ 5 ^ 9);
+			assert_int_equal(f.fec_parity.payload_len, 12);
+			assert_ptr_equal(f.fec_parity.payload + f.fec_parity.payload_len, pos);
 		}
 	}
 	assert_int_equal(wb_frame_next(&pos, body + len, &f), 0);
@@ -343,6 +372,8 @@ static void test_unknown_types_are_malformed(void **state)
 		struct wb_frame f;
 		size_t used;
 
+		if (t == WB_FRAME_FEC_PARITY)
+			continue;
 		assert_int_equal(parse_one(body, sizeof(body), &f, &used), -EBADMSG);
 		assert_int_equal(used, 0);
 	}
