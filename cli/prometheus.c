@@ -224,6 +224,9 @@ static const struct counter_meta bond_meta[WB_CTL_N_BOND_COUNTERS] = {
 	B(interactive_queue_drops) = { "Interactive packets dropped: their queue was full." },
 	B(interactive_rx_packets) = { "Interactive packets received unordered and delivered to the TUN device." },
 	B(interactive_rx_early) = { "Interactive packets delivered ahead of a gap in the DSNs." },
+	B(fec_parity_sent) = { "Parity frames sent for the interactive class (forward error correction)." },
+	B(fec_overhead_bytes) = { "Bytes of the datagrams that carried parity frames." },
+	B(fec_repaired) = { "Interactive packets rebuilt from a parity frame, without a resend." },
 };
 #undef B
 

@@ -97,6 +97,7 @@ static int init_reliable(struct wb_bond *b, const struct wb_bond_tuning *t)
 	wb_pktbuf_attach(&b->pool, &b->dev->pool_limit);
 	b->peer_rwnd = b->tuning.receive_window; /* until the peer says otherwise */
 	b->pace_wake_ns = UINT64_MAX;
+	wb_fec_encoder_init(&b->fec_tx, 0);
 	b->scratch = malloc(WB_DATA_OVERHEAD + b->max_body);
 	if (!b->scratch || wb_sndbuf_init(&b->snd) || wb_reorder_init(&b->rcv, b->tuning.receive_window) ||
 	    wb_txq_init(&b->txq, b->tuning.send_queue, b->tuning.mtu, !b->tuning.no_aqm, b->tuning.aqm_target_ns,
@@ -143,6 +144,7 @@ void wb_bond_destroy(struct wb_bond *b)
 		wb_txq_free(&b->txq, &b->pool);
 	if (b->txq_interactive.ring)
 		wb_txq_free(&b->txq_interactive, &b->pool);
+	wb_fec_decoder_free(&b->fec_rx);
 	wb_sndbuf_free(&b->snd, &b->pool);
 	if (b->rcv.ring)
 		wb_reorder_free(&b->rcv, &b->pool);

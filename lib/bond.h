@@ -29,6 +29,7 @@
 #include "cookie.h"
 #include "log_limit.h"
 #include "counters.h"
+#include "fec.h"
 #include "index.h"
 #include "keypair.h"
 #include "noise.h"
@@ -91,6 +92,10 @@ struct wb_bond {
 	 * carries is small and does not back off; its limit bounds it.
 	 */
 	struct wb_txq txq_interactive;
+	/* Its parity (tuning.classes.fec): the block being built, since when; and the receiver's packets. */
+	struct wb_fec_encoder fec_tx;
+	uint64_t fec_block_ns;
+	struct wb_fec_decoder fec_rx; /* allocated at the first unordered packet received */
 	struct wb_sndbuf snd;
 	uint64_t peer_rwnd;
 	uint64_t progress_ns;     /* snd_una last moved (or data first went out after none) */
@@ -171,6 +176,8 @@ enum wb_send_kind {
 	WB_SEND_MEASURE,   /* a copy of what the others hold, onto an uplink whose rate is not known, to measure it */
 };
 
+/* Sends the interactive class's parity that is ready (fec_tx) where it arrives first; none if no uplink takes it. */
+void wb_bond_send_parity(struct wb_bond *b, uint64_t now);
 /* Sends one DSN of the send buffer on u, with whatever acks fit beside it, and counts it by kind. */
 bool wb_bond_send_dsn(struct wb_bond *b, struct wb_uplink *u, uint64_t dsn, uint64_t now, enum wb_send_kind kind);
 /* Sends reinjection's next copy (reinject.h) if its uplink can take it now. Returns true if one went out. */

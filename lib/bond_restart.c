@@ -50,6 +50,10 @@ void wb_bond_peer_restarted(struct wb_bond *b, uint64_t now)
 	b->bond_ack_pending = false;
 	b->bond_ack_seen = false;
 	wb_sched_reset_state(b);
+	/* The parity's blocks name DSNs of the session of before. */
+	wb_fec_set_k(&b->fec_tx, 0);
+	if (b->fec_rx.data)
+		wb_fec_decoder_restart(&b->fec_rx);
 	b->reinj.active = false;
 	b->oppr_una = UINT64_MAX;
 	b->c.peer_restarts++;

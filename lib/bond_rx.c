@@ -161,11 +161,46 @@ void wb_bond_deliver_ip(void *ctx, const uint8_t *ip, size_t len)
 	b->dev->ops.deliver(b->dev->ctx, b, ip, len);
 }
 
-/* An interactive packet delivered: counted, and apart if it went ahead of a gap. */
-static void count_unordered(struct wb_bond *b)
+/*
+ * An interactive packet delivered: counted, and apart if it went ahead of
+ * a gap; kept for the parity that may come (the decoder's ring is only
+ * allocated for a peer that sends the class).
+ */
+static void count_unordered(struct wb_bond *b, uint64_t dsn, const uint8_t *ip, uint16_t len)
 {
 	b->c.interactive_rx_packets++;
 	b->c.interactive_rx_early = b->rcv.delivered_early;
+	if (b->fec_rx.data || !wb_fec_decoder_init(&b->fec_rx))
+		wb_fec_note_received(&b->fec_rx, dsn, ip, len);
+}
+
+/*
+ * A parity of the interactive class: the one packet of its block that did
+ * not come is rebuilt, delivered as if it had come, and acked with the
+ * rest; its sender never resends it. A parity at odds with what came is
+ * counted as malformed.
+ */
+static void on_parity(struct wb_bond *b, const struct wb_fec_parity *p, uint64_t now)
+{
+	uint8_t out[WB_FEC_MAX_PAYLOAD];
+	uint64_t dsn;
+	size_t len;
+	int rc;
+
+	if (!b->fec_rx.data)
+		return; /* no packet of the class came: nothing to rebuild with */
+	rc = wb_fec_recover(&b->fec_rx, p, b->rcv.nxt, &dsn, out, &len);
+	if (rc < 0)
+		b->c.malformed++;
+	if (rc <= 0 || len > b->tuning.mtu)
+		return;
+	if (wb_reorder_receive_unordered(&b->rcv, dsn, out, (uint16_t)len, now, &b->pool, wb_bond_deliver_ip, b) !=
+	    WB_REORDER_DELIVERED)
+		return;
+	b->c.fec_repaired++;
+	b->c.interactive_rx_packets++;
+	b->c.interactive_rx_early = b->rcv.delivered_early;
+	b->bond_ack_pending = true;
 }
 
 /* Returns false if the reorder buffer had no room for it: then it is as if it never arrived. */
@@ -196,7 +231,7 @@ static bool on_data_frame(struct wb_bond *b, struct wb_uplink *u, const struct w
 		break;
 	case WB_REORDER_DELIVERED:
 		if (f->type == WB_FRAME_DATA_UNORDERED)
-			count_unordered(b);
+			count_unordered(b, dsn, ip, len);
 		break;
 	case WB_REORDER_HELD:
 		break;
@@ -318,7 +353,8 @@ static void act_on_frame(struct wb_bond *b, struct wb_uplink *u, const struct wb
 		after->closed = true;
 		break;
 	case WB_FRAME_FEC_PARITY:
-		break; /* integrated later */
+		on_parity(b, &f->fec_parity, now);
+		break;
 	case WB_FRAME_PADDING:
 		break;
 	}

@@ -23,6 +23,12 @@
 #define BOND_RTO_MIN_NS (200 * WB_NSEC_PER_MSEC)
 #define BOND_RTO_MAX_BACKOFF 6
 #define PMTU_MIN_TIMEOUT_NS (100 * WB_NSEC_PER_MSEC)
+/*
+ * The longest a parity block is built: a call's receiver plays what it got
+ * some 40 to 60 ms late (its jitter buffer), so a packet rebuilt later than
+ * that is as lost. A 50 packet/s call's blocks are then two or three packets.
+ */
+#define FEC_BLOCK_NS (40 * WB_NSEC_PER_MSEC)
 
 /* ---- an uplink's timers ----------------------------------------------------------- */
 
@@ -326,12 +332,29 @@ static void pool_trim_fire(struct wb_bond *b, uint64_t now)
 			    b->pool.in_use);
 }
 
+/*
+ * The interactive class's parity block that did not fill (the stream
+ * paused, or runs slower than K packets a block time): its parity goes
+ * while the receiver may still wait for a packet it rebuilds.
+ */
+static uint64_t fec_block_due(const struct wb_bond *b)
+{
+	return b->fec_tx.n && !b->fec_tx.ready ? b->fec_block_ns + FEC_BLOCK_NS : UINT64_MAX;
+}
+
+static void fec_block_fire(struct wb_bond *b, uint64_t now)
+{
+	if (wb_fec_flush_ready(&b->fec_tx))
+		wb_bond_send_parity(b, now);
+}
+
 static const struct bond_timer bond_timers[] = {
 	{ "handshake", handshake_due, handshake_fire, true },
 	{ "uplinks", uplinks_due, uplinks_fire, true },
 	{ "reorder gap", gap_due, gap_fire, false },
 	{ "bond timeout", bond_timeout_due, bond_timeout_fire, false },
 	{ "sending", sending_due, sending_fire, true },
+	{ "parity block", fec_block_due, fec_block_fire, false },
 	{ "pool trim", pool_trim_due, pool_trim_fire, true },
 };
 

@@ -129,6 +129,24 @@ static size_t add_acks(struct wb_bond *b, struct wb_uplink *u, uint8_t *body, si
 }
 
 /*
+ * The interactive class's parity that is ready (fec_tx), after the packet
+ * that closed its block when both fit in one datagram: the receiver then
+ * rebuilds a packet before it acks, and its ack says so, in time to keep
+ * the packet from being resent. Returns the bytes it added.
+ */
+static size_t add_parity(struct wb_bond *b, const struct wb_uplink *u, uint8_t *at, size_t used)
+{
+	size_t len = wb_fec_parity_len(&b->fec_tx);
+
+	if (!len || used + len > body_room(b, u))
+		return 0;
+	wb_fec_put_parity(at, &b->fec_tx);
+	b->c.fec_parity_sent++;
+	b->c.fec_overhead_bytes += len;
+	return len;
+}
+
+/*
  * Seals the body in buf (from datagram_buffer) with the uplink's next
  * packet number and sends it. Returns the datagram length, or a negative
  * errno.
@@ -204,6 +222,8 @@ bool wb_bond_send_dsn(struct wb_bond *b, struct wb_uplink *u, uint64_t dsn, uint
 
 	wb_frame_put_data_header_of(body, type, dsn, e->len);
 	memcpy(body + WB_FRAME_DATA_HEADER, e->data, e->len);
+	if (kind == WB_SEND_NEW)
+		n += add_parity(b, u, body + n, n);
 	n = add_acks(b, u, body, n, now);
 	if (seal_and_send_dscp(b, u, buf, n, now, dsn, true, app_limited, dscp) < 0)
 		return false;
@@ -327,6 +347,60 @@ static void judge_queue(struct wb_bond *b, uint64_t now)
 		       wb_sched_queue_hold_ns(b, now));
 }
 
+/* ---- forward error correction of the interactive class (fec.h) ---- */
+
+/*
+ * The loss a packet meets that went on the uplinks of holders: theirs,
+ * multiplied (its copies are lost only together), parts per million.
+ */
+static uint32_t carried_loss_ppm(const struct wb_bond *b, uint16_t holders)
+{
+	uint64_t ppm = 1000000;
+
+	for (uint16_t h = holders; h; h &= (uint16_t)(h - 1))
+		ppm = ppm * b->uplinks[__builtin_ctz(h)].loss_ppm / 1000000;
+	return (uint32_t)ppm;
+}
+
+/*
+ * A new unordered interactive packet, about to go on the uplinks of
+ * holders, joins the parity block at the K the loss it meets asks for (0:
+ * none, where the uplinks lose too little for parity to pay). When it
+ * closes the block, the parity is ready to go with it.
+ */
+static void fec_protect(struct wb_bond *b, uint64_t dsn, uint16_t holders, uint64_t now)
+{
+	const struct wb_sndbuf_entry *e = wb_sndbuf_get(&b->snd, dsn);
+	unsigned k = b->tuning.classes.fec ? wb_fec_choose_k(carried_loss_ppm(b, holders)) : 0;
+
+	if (k != b->fec_tx.k)
+		wb_fec_set_k(&b->fec_tx, k);
+	if (!b->fec_tx.n)
+		b->fec_block_ns = now;
+	wb_fec_add(&b->fec_tx, dsn, e->data, e->len);
+}
+
+void wb_bond_send_parity(struct wb_bond *b, uint64_t now)
+{
+	size_t len = wb_fec_parity_len(&b->fec_tx);
+	struct wb_uplink *u = len ? wb_sched_first_arrival(b, wb_sched_active(b), (uint32_t)len, now) : NULL;
+	uint8_t *buf, *body;
+	size_t n;
+	int sent;
+
+	/* A parity that cannot go now is of no use later: the next packet drops it (fec.h). */
+	if (!u || len > body_room(b, u))
+		return;
+	buf = datagram_buffer(b, u);
+	body = buf + WB_DATA_HEADER_LEN;
+	n = add_acks(b, u, body, wb_fec_put_parity(body, &b->fec_tx), now);
+	sent = seal_and_send(b, u, buf, n, now, WB_NO_DSN, false, false);
+	if (sent > 0) {
+		b->c.fec_parity_sent++;
+		b->c.fec_overhead_bytes += (uint64_t)sent - (n - len); /* the acks beside it would have gone anyway */
+	}
+}
+
 /* What an interactive packet is sent as: its class, and unordered unless the class keeps order. */
 static uint8_t class_flags(const struct wb_bond *b, const struct wb_txq *q)
 {
@@ -380,8 +454,12 @@ static bool send_new(struct wb_bond *b, uint64_t now, uint16_t reserved)
 	wb_sndbuf_get(&b->snd, dsn)->flags = class_flags(b, q);
 	if (b->snd.una + 1 == b->snd.nxt)
 		b->progress_ns = now; /* the bond timeout counts from the first packet out of an empty buffer */
+	if (class_flags(b, q) & WB_SND_UNORDERED)
+		fec_protect(b, dsn, (uint16_t)(d.copies | 1u << d.uplink->id), now);
 	wb_bond_send_dsn(b, d.uplink, dsn, now, WB_SEND_NEW);
 	send_copies(b, d.copies & (uint16_t)~(1u << d.uplink->id), dsn, e.len + WB_TUNNEL_BYTES_WITH_ACKS, now);
+	if (b->fec_tx.ready)
+		wb_bond_send_parity(b, now); /* it did not fit beside the packet */
 	return true;
 }
 

@@ -93,6 +93,12 @@ struct wb_bond_counters {
 	 */
 	uint64_t interactive_tx_packets, interactive_tx_bytes, interactive_copies, interactive_queue_drops;
 	uint64_t interactive_rx_packets, interactive_rx_early;
+	/*
+	 * Forward error correction of the interactive class (fec.h): parity
+	 * frames sent and the bytes of their datagrams (what it costs), and
+	 * packets received rebuilt from a parity, with no round trip.
+	 */
+	uint64_t fec_parity_sent, fec_overhead_bytes, fec_repaired;
 };
 
 struct wb_device_counters {

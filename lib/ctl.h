@@ -140,7 +140,8 @@ enum wb_ctl_event {
 	X(handshakes_refused) X(rekeys) X(cookies_received) X(closes_received) X(peer_restarts)            \
 	X(restart_drops) X(too_big_drops) X(pool_bytes) X(pool_in_use_bytes) X(pool_high_water) X(pool_full_drops) \
 	X(measure_copies) X(measure_copy_bytes) X(interactive_tx_packets) X(interactive_tx_bytes)          \
-	X(interactive_copies) X(interactive_queue_drops) X(interactive_rx_packets) X(interactive_rx_early)
+	X(interactive_copies) X(interactive_queue_drops) X(interactive_rx_packets) X(interactive_rx_early)      \
+	X(fec_parity_sent) X(fec_overhead_bytes) X(fec_repaired)
 
 #define WB_CTL_UPLINK_COUNTERS(X)                                                                       \
 	X(tx_packets) X(tx_bytes) X(rx_packets) X(rx_bytes) X(tx_ip_packets) X(rx_ip_packets)             \

@@ -482,14 +482,14 @@ static void test_counters_absent_read_as_zero(void **state)
 	nlh = start(WB_CTL_CMD_GET_BOND);
 	n = nest_start(nlh, WB_CTL_A_COUNTERS);
 	mnl_attr_put_u64(nlh, 1, 111);  /* tun_rx_packets */
-	mnl_attr_put_u64(nlh, WB_CTL_N_BOND_COUNTERS, 999); /* the last: interactive_rx_early */
+	mnl_attr_put_u64(nlh, WB_CTL_N_BOND_COUNTERS, 999); /* the last: fec_repaired */
 	mnl_attr_nest_end(nlh, n);
 	accept_msg(nlh, WB_CTL_REPLY, &m);
 	assert_int_equal(m.counters.present, 1ull | 1ull << (WB_CTL_N_BOND_COUNTERS - 1));
 	memset(&back, 0xee, sizeof(back));
 	wb_ctl_bond_counters_from(&m.counters, &back);
 	assert_int_equal(back.tun_rx_packets, 111);
-	assert_int_equal(back.interactive_rx_early, 999);
+	assert_int_equal(back.fec_repaired, 999);
 	assert_int_equal(back.pool_full_drops, 0);
 	assert_int_equal(back.tun_rx_bytes, 0);
 	assert_int_equal(back.rekeys, 0);
@@ -1399,7 +1399,8 @@ static void test_counter_names(void **state)
 	assert_string_equal(wb_ctl_bond_counter_names[37], "measure_copies");
 	assert_string_equal(wb_ctl_bond_counter_names[38], "measure_copy_bytes");
 	assert_string_equal(wb_ctl_bond_counter_names[39], "interactive_tx_packets");
-	assert_string_equal(wb_ctl_bond_counter_names[WB_CTL_N_BOND_COUNTERS - 1], "interactive_rx_early");
+	assert_string_equal(wb_ctl_bond_counter_names[44], "interactive_rx_early");
+	assert_string_equal(wb_ctl_bond_counter_names[WB_CTL_N_BOND_COUNTERS - 1], "fec_repaired");
 	assert_string_equal(wb_ctl_uplink_counter_names[0], "tx_packets");
 	assert_string_equal(wb_ctl_uplink_counter_names[14], "penalties");
 	assert_string_equal(wb_ctl_uplink_counter_names[15], "bad_acks");
