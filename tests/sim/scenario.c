@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "classify.h"
 #include "sim.h"
 #include "validate.h"
 #include "units.h"
@@ -167,6 +168,16 @@ static int parse_event(struct sim_scenario *s, struct line *l)
 	return 0;
 }
 
+static int read_dscp(struct line *l, const char *v, uint8_t *out)
+{
+	int dscp = v ? wb_dscp_parse(v) : -1;
+
+	if (dscp < 0)
+		return fail(l, "app: dscp '%s' is no DSCP name (EF, AF41...) or 0..63", v ? v : "");
+	*out = (uint8_t)dscp;
+	return 0;
+}
+
 static int parse_app_option(const struct sim_scenario *s, struct line *l, int *i, struct sim_app_conf *a)
 {
 	const char *k = l->w[*i], *v = *i + 1 < l->n ? l->w[*i + 1] : NULL;
@@ -180,6 +191,8 @@ static int parse_app_option(const struct sim_scenario *s, struct line *l, int *i
 		rc = time_of(l, v, &a->stop_ns);
 	else if (!strcmp(k, "think") || !strcmp(k, "interval"))
 		rc = time_of(l, v, &a->interval_ns);
+	else if (!strcmp(k, "dscp") && (a->kind == APP_CBR || a->kind == APP_BULK))
+		rc = read_dscp(l, v, &a->dscp);
 	else if (!strcmp(k, "path") && a->kind == APP_TCP)
 		rc = v && (a->path = find_link(s, v)) >= 0 ? 0 : fail(l, "app: path: no link '%s' (links come first)", v ? v : "");
 	else if ((!strcmp(k, "rmem") || !strcmp(k, "wmem")) && (a->kind == APP_TCP || a->kind == APP_TCPRR)) {
@@ -267,6 +280,23 @@ static int parse_bond(struct sim_scenario *s, struct line *l)
 			t->sched_off |= wb_sched_rule_by_name(k);
 		else
 			t->sched_off &= ~wb_sched_rule_by_name(k);
+	} else if (!strcmp(k, "classes")) {
+		if (strcmp(v, "on") && strcmp(v, "off"))
+			return fail(l, "bond classes: on or off");
+		wb_class_rules_default(&t->classes.rules);
+		t->classes.rules.enabled = !strcmp(v, "on");
+		t->classes.fec = true;
+	} else if (!strcmp(k, "class_policy")) {
+		if (!strcmp(v, "duplicate") || !strcmp(v, "redundant") || !strcmp(v, "bonded"))
+			t->classes.policy = v[0] == 'd' ? WB_CLASS_POLICY_DUPLICATE :
+					    v[0] == 'r' ? WB_CLASS_POLICY_REDUNDANT : WB_CLASS_POLICY_BONDED;
+		else
+			return fail(l, "bond class_policy: '%s' is none of duplicate, redundant, bonded", v);
+	} else if (!strcmp(k, "fec") || !strcmp(k, "ordered") || !strcmp(k, "outer_dscp")) {
+		if (strcmp(v, "on") && strcmp(v, "off"))
+			return fail(l, "bond %s: on or off", k);
+		*(k[0] == 'f' ? &t->classes.fec : k[0] == 'o' && k[1] == 'r' ? &t->classes.ordered : &t->outer_dscp) =
+			!strcmp(v, "on");
 	} else if (!strcmp(k, "mtu")) {
 		if (units_parse_uint(v, 9000, &x) || x < 576)
 			return fail(l, "bond mtu: 576 to 9000");

@@ -74,6 +74,9 @@ struct app {
 	/* cbr */
 	uint64_t cbr_next_ns, cbr_sent;
 	struct samples latency;
+	/* cbr: RFC 3550's interarrival jitter, from each packet's transit time and the one before's */
+	double jitter_ns;
+	uint64_t last_transit_ns;
 	/* tcp, tcprr (with rr's fields for the client's side) */
 	struct tcp_conn *tcp;
 	uint64_t tcp_served; /* requests the server has answered */
@@ -137,7 +140,7 @@ static void samples_add(struct samples *s, uint64_t v)
 
 static struct app *app_of(struct sim *sim, const uint8_t *ip, size_t len)
 {
-	return len >= APP_HEADER && ip[1] < sim->s->n_apps ? &sim->apps[ip[1]] : NULL;
+	return len >= APP_HEADER && ip[3] < sim->s->n_apps ? &sim->apps[ip[3]] : NULL;
 }
 
 static void count_stream(struct sim *sim, struct app *a, uint64_t seq, size_t len)
@@ -155,6 +158,18 @@ static void count_stream(struct sim *sim, struct app *a, uint64_t seq, size_t le
 		a->gaps += seq - a->expect_seq;
 		a->expect_seq = seq + 1;
 	}
+}
+
+/* A stream packet's one-way delay: a sample, and the jitter J += (|D| - J) / 16 (RFC 3550, 6.4.1). */
+static void cbr_arrival(struct app *a, uint64_t transit)
+{
+	if (a->latency.n) {
+		double d = (double)transit - (double)a->last_transit_ns;
+
+		a->jitter_ns += ((d < 0 ? -d : d) - a->jitter_ns) / 16;
+	}
+	a->last_transit_ns = transit;
+	samples_add(&a->latency, transit);
 }
 
 static void rr_response(struct sim *sim, struct app *a, const uint8_t *ip, size_t len)
@@ -200,7 +215,7 @@ static void on_deliver(void *ctx, struct wb_bond *b, const uint8_t *ip, size_t l
 	case 'D': /* bulk data, an rr response or a cbr packet: all are streams */
 		count_stream(sim, a, seq, len);
 		if (a->conf->kind == APP_CBR)
-			samples_add(&a->latency, sim->now - sent);
+			cbr_arrival(a, sim->now - sent);
 		if (a->conf->kind == APP_RR)
 			rr_response(sim, a, ip, len);
 		break;
@@ -392,8 +407,9 @@ static bool app_send(struct sim *sim, struct app *a, enum sim_dir dir, char type
 		len = n->bond->tuning.mtu;
 	if (!wb_bond_can_queue(n->bond, len))
 		return false;
-	pkt[1] = (uint8_t)(a - sim->apps);
+	pkt[1] = (uint8_t)(a->conf->dscp << 2); /* the TOS: its DSCP, for the traffic classes */
 	pkt[2] = (uint8_t)type;
+	pkt[3] = (uint8_t)(a - sim->apps);
 	if (type == 'D')
 		memcpy(pkt + 4, &(uint64_t){ a->next_seq++ }, 8);
 	memcpy(pkt + 12, &sim->now, 8);
@@ -590,8 +606,8 @@ static uint64_t apps_deadline(const struct sim *sim)
 
 		if (sim->now < T0 + a->conf->start_ns)
 			t = T0 + a->conf->start_ns;
-		else if (a->conf->kind == APP_CBR)
-			t = a->cbr_next_ns;
+		else if (a->conf->kind == APP_CBR && active(sim, a))
+			t = a->cbr_next_ns; /* stopped, it sends no more: its next time never comes */
 		else if (a->conf->kind == APP_RR && !a->rr_waiting && a->rr_next_ns > sim->now)
 			t = a->rr_next_ns; /* past it, the request waits for the bond to take it: the bond's events wake it */
 		if (a->tcp) { /* before it opens, the tunnel's own events wake it */
@@ -1202,11 +1218,16 @@ static void report_apps(struct sim *sim, struct report *r)
 		} else if (a->conf->kind == APP_CBR) {
 			double loss = a->cbr_sent ? 1 - (double)a->delivered / (double)a->cbr_sent : 0;
 
-			fprintf(r->out, "cbr   sent %" PRIu64 ", lost %.2f%%, latency p50 %.1f ms, p95 %.1f ms\n",
-				a->cbr_sent, 100 * loss, p50, p95);
+			double p99 = percentile_ms(&a->latency, 0.99), jitter = a->jitter_ns / 1e6;
+
+			fprintf(r->out,
+				"cbr   sent %" PRIu64 ", lost %.2f%%, latency p50 %.1f ms, p95 %.1f ms, p99 %.1f ms, jitter %.2f ms\n",
+				a->cbr_sent, 100 * loss, p50, p95, p99, jitter);
 			metric(r, "cbr_loss", loss);
 			metric(r, "cbr_p50_ms", p50);
 			metric(r, "cbr_p95_ms", p95);
+			metric(r, "cbr_p99_ms", p99);
+			metric(r, "cbr_jitter_ms", jitter);
 		}
 	}
 }

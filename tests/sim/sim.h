@@ -60,6 +60,7 @@ struct sim_app_conf {
 	enum tcp_cc cc;          /* tcp, tcprr: the inner TCP's congestion control */
 	int path;                /* tcp: -1 through the bond; else a plain TCP over this link alone, beside the tunnel */
 	uint64_t rmem, wmem;     /* tcp: the receive window's and the send buffer's most (0: the model's default) */
+	uint8_t dscp;            /* bulk, cbr: the DSCP its packets carry (the traffic classes read it) */
 };
 
 enum sim_op { OP_GE, OP_LE, OP_EQ };
