@@ -567,6 +567,19 @@ static void reload_scheduler(struct daemon *d, const struct wb_config *next)
 		 d->cfg.scheduler.off);
 }
 
+static void reload_classes(struct daemon *d, const struct wb_config *next)
+{
+	struct wb_classes c;
+
+	if (!memcmp(&next->classes, &d->cfg.classes, sizeof(next->classes)))
+		return;
+	d->cfg.classes = next->classes;
+	conf_classes_to_lib(&d->cfg.classes, &c);
+	for (int i = 0; i < d->n_bonds; i++)
+		wb_bond_set_classes(d->bonds[i].bond, &c);
+	log_line(LOG_LVL_NOTICE, d->cfg.name, NULL, "reload: traffic classes %s", c.rules.enabled ? "on" : "off");
+}
+
 static bool same_psk(const struct wb_conf_peer *next, const struct bond_ctx *bc)
 {
 	uint8_t digest[WB_HASH_LEN];
@@ -647,6 +660,7 @@ void daemon_reload(struct daemon *d)
 			log_line(LOG_LVL_WARNING, d->cfg.name, NULL, "reload: %s", next.warnings[i]);
 		pending = reload_needs_restart(d, &next);
 		reload_scheduler(d, &next);
+		reload_classes(d, &next);
 		if (d->cfg.role == WB_ROLE_CLIENT)
 			pending += uplinks_reload(&d->uplinks, &next);
 		log_line(pending ? LOG_LVL_WARNING : LOG_LVL_NOTICE, d->cfg.name, NULL, "reloaded %s%s", d->cfg.path,

@@ -291,6 +291,12 @@ int wb_bond_send_ip(struct wb_bond *b, uint64_t now, const uint8_t *ip, size_t l
 	return 0;
 }
 
+void wb_bond_set_classes(struct wb_bond *b, const struct wb_classes *c)
+{
+	b->tuning.classes = *c;
+	wb_fec_set_k(&b->fec_tx, 0);
+}
+
 bool wb_bond_can_queue(const struct wb_bond *b, size_t len)
 {
 	return b->current && len <= b->tuning.mtu && wb_txq_has_room(&b->txq, (uint32_t)len) &&

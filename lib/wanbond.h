@@ -317,6 +317,11 @@ bool wb_sched_exists(const char *name);
  */
 int wb_bond_set_scheduler(struct wb_bond *b, const char *name, uint32_t sched_off);
 const char *wb_bond_scheduler(const struct wb_bond *b);
+/*
+ * The bond's traffic classes from now on (a reload): packets already queued
+ * as interactive still go first; a parity block under way is dropped.
+ */
+void wb_bond_set_classes(struct wb_bond *b, const struct wb_classes *c);
 
 /*
  * Client: whether uplink i has a working socket (its interface exists and
