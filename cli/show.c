@@ -211,6 +211,20 @@ static void print_uplink_row(FILE *f, const struct cli_bond *b, const struct cli
 	(void)b;
 }
 
+/* The interactive class, once it carried something (docs/scheduler.md, "Traffic classes"). */
+static void print_classes(FILE *f, const struct cli_bond *b)
+{
+	const struct wb_bond_counters *c = &b->c;
+
+	if (!c->interactive_tx_packets && !c->interactive_rx_packets)
+		return;
+	fprintf(f,
+		"  interactive: sent %" PRIu64 " (copies %" PRIu64 ", queue drops %" PRIu64 "), received %" PRIu64
+		" (%" PRIu64 " ahead of a gap); parity sent %" PRIu64 ", repaired %" PRIu64 "\n",
+		c->interactive_tx_packets, c->interactive_copies, c->interactive_queue_drops, c->interactive_rx_packets,
+		c->interactive_rx_early, c->fec_parity_sent, c->fec_repaired);
+}
+
 void cli_print_table(FILE *f, const struct cli_bond *b, bool colour)
 {
 	char up[24], hs[24], tx[24], rx[24], mem[24], rules[160];
@@ -231,6 +245,7 @@ void cli_print_table(FILE *f, const struct cli_bond *b, bool colour)
 	fprintf(f, "  resent %" PRIu64 ", reinjected %" PRIu64 ", penalised %" PRIu64 ", reorder skips %" PRIu64
 		   ", auth failures %" PRIu64 "\n",
 		b->c.retransmits, b->c.opp_reinject, b->c.penalised, b->c.reorder_skips, b->c.auth_failures);
+	print_classes(f, b);
 	if (!b->n_uplinks)
 		return;
 	fprintf(f, "  %-10s %-11s %-6s %3s %8s %8s %6s %7s %10s %12s %10s %10s %6s\n", "uplink", "state", "role", "wt",
