@@ -329,12 +329,21 @@ bool wb_reinject_send_one(struct wb_bond *b, uint64_t now)
 	return sent;
 }
 
-/* The same DSN on each uplink of copies that can take it now (the redundant policy's). */
+/*
+ * The same DSN on each uplink of copies that can take it now (the
+ * redundant policy's, the interactive class's with its allowance).
+ */
 static void send_copies(struct wb_bond *b, uint16_t copies, uint64_t dsn, uint32_t bytes, uint64_t now)
 {
-	for (int i = 0; i < WB_MAX_UPLINKS; i++)
-		if ((copies & (1u << i)) && wb_sched_can_send(&b->uplinks[i], bytes, now))
+	bool interactive = wb_sndbuf_get(&b->snd, dsn)->flags & WB_SND_INTERACTIVE;
+
+	for (int i = 0; i < WB_MAX_UPLINKS; i++) {
+		const struct wb_uplink *u = &b->uplinks[i];
+
+		if ((copies & (1u << i)) &&
+		    (interactive ? wb_sched_can_send_interactive(u, bytes) : wb_sched_can_send(u, bytes, now)))
 			wb_bond_send_dsn(b, &b->uplinks[i], dsn, now, WB_SEND_REDUNDANT);
+	}
 }
 
 /* The send queue's AQM, from what the scheduler says of the uplinks now (sched.h). */

@@ -172,6 +172,21 @@ bool wb_sched_can_send(const struct wb_uplink *u, uint32_t bytes, uint64_t now)
 	       u->rec->bytes_in_flight + bytes <= u->cc.cwnd && now >= u->next_send_ns;
 }
 
+/*
+ * A call's packet may go past its uplink's window by a few packets, and
+ * without waiting for its pacing slot: it is small and comes 50 times a
+ * second, and under a bulk load an ack or a slot is a wait it would pay on
+ * every packet. The allowance bounds what the class adds beyond the
+ * window: more interactive traffic than that waits for the window as bulk.
+ */
+#define INTERACTIVE_ALLOWANCE (4 * 1500)
+
+bool wb_sched_can_send_interactive(const struct wb_uplink *u, uint32_t bytes)
+{
+	return wb_uplink_usable(u) && u->rec && wb_sched_fits(u, bytes) && wb_recovery_can_send(u->rec) &&
+	       u->rec->bytes_in_flight + bytes <= u->cc.cwnd + INTERACTIVE_ALLOWANCE;
+}
+
 uint64_t wb_sched_completion_ns(const struct wb_uplink *u, uint32_t bytes)
 {
 	uint64_t queued = u->rec->bytes_in_flight + bytes;
@@ -293,9 +308,9 @@ struct wb_uplink *wb_sched_earliest_arrival_now(struct wb_bond *b, uint16_t mask
  * The interactive class: a call's packet is worth more than the bytes it
  * costs twice, so it goes where it arrives first and a copy where it
  * arrives next (or on every uplink in use), whatever the bond's policy
- * does with bulk. It waits for the first of them (pacing, or an ack to
- * open its window: a packet time under load), never for a slower uplink;
- * the copies go on those that can take them now.
+ * does with bulk. It waits for the first of them only when even its
+ * allowance beyond the window is used up, never for a slower uplink; the
+ * copies go on those that can take them now, with the same allowance.
  */
 void wb_sched_get_send_interactive(struct wb_bond *b, enum wb_class_policy policy, uint32_t bytes, uint64_t now,
 				   uint16_t avoid, struct wb_send_decision *d)
@@ -317,7 +332,7 @@ void wb_sched_get_send_interactive(struct wb_bond *b, enum wb_class_policy polic
 		d->copies = next ? (uint16_t)(1u << next->id) : 0;
 		break;
 	}
-	if (d->uplink && !wb_sched_can_send(d->uplink, bytes, now))
+	if (d->uplink && !wb_sched_can_send_interactive(d->uplink, bytes))
 		d->uplink = NULL; /* it waits for the uplink where it arrives first */
 }
 

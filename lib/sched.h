@@ -138,6 +138,8 @@ static inline uint32_t wb_sched_full_packet(const struct wb_uplink *u)
 	return wb_uplink_max_packet(u) + WB_TUNNEL_BYTES_WITH_ACKS;
 }
 
+/* An interactive packet's wb_sched_can_send: a little past the window allowed, no pacing slot waited for. */
+bool wb_sched_can_send_interactive(const struct wb_uplink *u, uint32_t bytes);
 /* Whether u may send bytes now: usable, its path takes them, window room, pacing, packet numbers to track. */
 bool wb_sched_can_send(const struct wb_uplink *u, uint32_t bytes, uint64_t now);
 /* Expected ns to deliver what u has in flight and bytes more: over its pacing rate, plus half its RTT. */
@@ -152,7 +154,8 @@ uint64_t wb_sched_arrival_ns(const struct wb_uplink *u, uint32_t bytes, uint64_t
 /*
  * Where a packet of the interactive class goes under its policy (wanbond.h,
  * enum wb_class_policy): the uplink where it arrives first, if it can send
- * now (else d->uplink is NULL: it waits for it), and the copies. BONDED
+ * now with the class's allowance (else d->uplink is NULL: it waits for
+ * it), and the copies. BONDED
  * asks the bond's policy.
  */
 void wb_sched_get_send_interactive(struct wb_bond *b, enum wb_class_policy policy, uint32_t bytes, uint64_t now,
