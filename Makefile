@@ -6,7 +6,7 @@
 #   make check-cross  unit tests and simulator scenarios built for arm64, armhf, mipsel, s390x, run under qemu-user
 #   make deps-luci  Chromium and python3-websocket, for the LuCI app's browser test (tests/netns/test_luci.sh)
 #   make demo       the main job over emulated uplinks, figures printed
-#   make bench      the long measurements (calibration, tunnel, scheduler, soak; BENCH=word for some)
+#   make bench      the long measurements (calibration, tunnel, scheduler, latency, soak; BENCH=word for some)
 #   make fuzz       run each libFuzzer harness for FUZZ_SECONDS
 #   make install    the daemon, the CLI, their man pages, the systemd units (DESTDIR and PREFIX honoured)
 #   make deb        the Debian package (debian/), into BUILD/deb/
