@@ -6,7 +6,7 @@
 #   make check-cross  unit tests and simulator scenarios built for arm64, armhf, mipsel, s390x, run under qemu-user
 #   make deps-luci  Chromium and python3-websocket, for the LuCI app's browser test (tests/netns/test_luci.sh)
 #   make demo       the main job over emulated uplinks, figures printed
-#   make bench      the long measurements (calibration, tunnel, scheduler, soak; BENCH=word for some)
+#   make bench      the long measurements (calibration, tunnel, scheduler, latency, soak; BENCH=word for some)
 #   make fuzz       run each libFuzzer harness for FUZZ_SECONDS
 #   make install    the daemon, the CLI, their man pages, the systemd units (DESTDIR and PREFIX honoured)
 #   make deb        the Debian package (debian/), into BUILD/deb/
@@ -81,7 +81,8 @@ LIB_INCLUDES := -Ilib
 DAEMON_INCLUDES = -I$(PUBLIC_INCLUDE) -Idaemon
 CLI_INCLUDES = -I$(PUBLIC_INCLUDE) -Icli
 LINKEM_INCLUDES := -Itools/linkem
-TEST_INCLUDES := -Ilib -Idaemon -Itools/linkem
+LATPROBE_INCLUDES := -Itools/latprobe
+TEST_INCLUDES := -Ilib -Idaemon -Itools/linkem -Itools/latprobe
 INCLUDES :=
 
 # The link emulator: pure model (unit tested, fuzzed, reused by the simulator) and its I/O.
@@ -89,6 +90,14 @@ LINKEM_PURE := units trace loss shaper linkdir args
 LINKEM_IO := pool pktio linkem
 LINKEM_PURE_OBJ := $(LINKEM_PURE:%=$(BUILD)/tools/linkem/%.o)
 LINKEM_OBJ := $(LINKEM_PURE_OBJ) $(LINKEM_IO:%=$(BUILD)/tools/linkem/%.o)
+
+# wb-latprobe, a voice or game stream and its one-way delay: pure parts (the
+# command line, the packet, the statistics: unit tested, fuzzed) and its I/O.
+# Its files are named lp_* so that the tests' include path, which reaches
+# every tool, finds one args.h and one wire.h.
+LATPROBE_PURE := lp_args lp_wire lp_stats
+LATPROBE_PURE_OBJ := $(LATPROBE_PURE:%=$(BUILD)/tools/latprobe/%.o)
+LATPROBE_OBJ := $(LATPROBE_PURE_OBJ) $(BUILD)/tools/latprobe/latprobe.o
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/unit/%)
@@ -108,7 +117,7 @@ CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
 .PHONY: all deps check check-unit check-sweep check-netns demo bench fuzz install install-linkem deb clean unit-bins replay-bins tool-bins
 # What a system running wanbond needs: the daemon and its CLI.
 PROGRAMS := $(if $(wildcard $(DAEMON_MAIN)),$(BUILD)/bin/wanbondd) $(BUILD)/bin/wanbond
-all: $(BUILD)/bin/linkem $(PROGRAMS)
+all: $(BUILD)/bin/linkem $(BUILD)/bin/wb-latprobe $(PROGRAMS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
@@ -124,6 +133,7 @@ $(BUILD)/lib/%.o: INCLUDES = $(LIB_INCLUDES)
 $(BUILD)/daemon/%.o $(BUILD)/nosd/daemon/%.o: INCLUDES = $(DAEMON_INCLUDES)
 $(BUILD)/cli/%.o: INCLUDES = $(CLI_INCLUDES)
 $(BUILD)/tools/linkem/%.o: INCLUDES = $(LINKEM_INCLUDES)
+$(BUILD)/tools/latprobe/%.o: INCLUDES = $(LATPROBE_INCLUDES)
 $(BUILD)/tests/%.o $(BUILD)/nosd/tests/%.o: INCLUDES = $(TEST_INCLUDES)
 
 # The scheduler's policies: their bond only through sched.h (bond.h refuses them).
@@ -156,10 +166,19 @@ $(BUILD)/liblinkem_model.a: $(LINKEM_PURE_OBJ)
 	@rm -f $@
 	$(call quiet,AR,$@)$(AR) rcs $@ $^
 
+$(BUILD)/bin/wb-latprobe: $(LATPROBE_OBJ)
+	@mkdir -p $(@D)
+	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^
+
+$(BUILD)/liblatprobe.a: $(LATPROBE_PURE_OBJ)
+	@rm -f $@
+	$(call quiet,AR,$@)$(AR) rcs $@ $^
+
 # Unit tests: one binary per module, each linked with cmocka and all the libraries,
 # and with the test support code (tests/unit/*.c that are not test_*.c).
 TEST_SUPPORT_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out tests/unit/test_%,$(wildcard tests/unit/*.c)))
-TEST_LIBS := $(BUILD)/libtestsupport.a $(BUILD)/libwanbondd.a $(BUILD)/libwanbond.a $(BUILD)/liblinkem_model.a
+TEST_LIBS := $(BUILD)/libtestsupport.a $(BUILD)/libwanbondd.a $(BUILD)/libwanbond.a $(BUILD)/liblinkem_model.a \
+	$(BUILD)/liblatprobe.a
 
 $(BUILD)/libtestsupport.a: $(TEST_SUPPORT_OBJ)
 	@rm -f $@
@@ -212,7 +231,7 @@ check: deps
 	@tests/check.sh
 
 # The pieces check.sh runs; each can be run on its own.
-check-unit: $(UNIT_BINS) $(REPLAY_BINS) $(SIM_BIN) $(BUILD)/bin/linkem $(PROGRAMS)
+check-unit: $(UNIT_BINS) $(REPLAY_BINS) $(SIM_BIN) $(BUILD)/bin/linkem $(BUILD)/bin/wb-latprobe $(PROGRAMS)
 	@tests/run-unit.sh $(BUILD)
 
 # The simulator's sweep (tests/sim/sweep.sh): 50 seeded draws, held to the floors of where the project stands.
@@ -249,7 +268,8 @@ bench: deps all $(TOOL_BINS) $(SIM_BIN)
 
 # libFuzzer needs clang; each harness runs FUZZ_SECONDS on a scratch copy of its corpus.
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined $(TEST_INCLUDES)
-FUZZ_SOURCES = $(wildcard lib/*.c) $(filter-out $(DAEMON_MAIN),$(wildcard daemon/*.c)) $(patsubst %,tools/linkem/%.c,$(LINKEM_PURE))
+FUZZ_SOURCES = $(wildcard lib/*.c) $(filter-out $(DAEMON_MAIN),$(wildcard daemon/*.c)) $(patsubst %,tools/linkem/%.c,$(LINKEM_PURE)) \
+	$(patsubst %,tools/latprobe/%.c,$(LATPROBE_PURE))
 fuzz: deps
 	@mkdir -p $(BUILD)/fuzz
 	@set -e; for f in $(FUZZERS); do \

@@ -28,7 +28,7 @@ perl-base       namespace tests: a TCP sink for files
 procps          namespace tests: sysctl, pkill-free process checks
 systemd         namespace tests: systemd-analyze verify and security of the units
 mptcpize        benchmark: runs iperf3 over kernel MPTCP, the contender
-gnuplot-nox     benchmark: the compare chart (PNG)
+gnuplot-nox     benchmark: the compare chart and the latency CDFs (PNG)
 wireguard-go    benchmark: the CPU bench's anchor, userspace WireGuard (BENCH=cpu)
 wireguard-tools benchmark: wg, keys and configuration of wireguard-go (BENCH=cpu)
 lua5.1          namespace tests: the OpenWrt Prometheus collector (openwrt/wanbond/files/wanbond.lua) under Lua 5.1

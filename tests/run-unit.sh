@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the unit tests, the fuzz-corpus replays and the command-line checks (linkem, wanbond) of
+# Runs the unit tests, the fuzz-corpus replays and the command-line checks (linkem, wb-latprobe, wanbond) of
 # one build (plain or sanitized). Prints one line per binary, in a fixed order; fails on any failure.
 # JOBS of them at once (default: the machine's cores), each writing to its own file, printed in order.
 set -u
@@ -36,6 +36,7 @@ for harness in tests/fuzz/fuzz_*.c; do
 	run "fuzz replay $name" "$BUILD/tests/fuzz/replay_$name" "tests/fuzz/corpus/$name"
 done
 run "linkem command line" tests/unit/linkem_cli.sh "$BUILD/bin/linkem"
+run "wb-latprobe command line" tests/unit/latprobe_cli.sh "$BUILD/bin/wb-latprobe"
 run "wanbond command line" tests/unit/wanbond_cli.sh "$BUILD/bin/wanbond"
 run "man pages" tests/unit/man_pages.sh "$BUILD"
 run "example keys refused" tests/unit/example_keys.sh "$BUILD/bin/wanbondd"

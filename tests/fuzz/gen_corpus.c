@@ -10,17 +10,18 @@
  * those of fuzz_seq: packets sent, datagrams delivered, lost, copied and
  * reordered, and time; and those of fuzz_offload: TUN reads with the
  * virtio header, large TCP segments, packets whose checksum is left to the
- * device, and malformed ones; and those of fuzz_classify: IP packets of
- * each kind the classifier reads, configuration texts, and texts with a
- * packet their port rule matches or not.
- * device, and malformed ones; and those of fuzz_fec: parity frames made by
+ * device, and malformed ones; those of fuzz_classify: IP packets of each
+ * kind the classifier reads, configuration texts, and texts with a packet
+ * their port rule matches or not; those of fuzz_fec: parity frames made by
  * the encoder with what the receiver held (the trailer fuzz_fec.c reads),
- * and malformed ones.
+ * and malformed ones; and those of fuzz_latprobe: wb-latprobe's packets,
+ * alone and as a receive with loss, copies and reordering.
  * Not built by make: the corpora are committed. After a change to the pair,
  * the handshake, the wire format or the control family, make them again:
  *
  *   make build/libwanbond.a
- *   cc -std=gnu11 -Ilib -Itools/linkem -o build/gen_corpus tests/fuzz/gen_corpus.c build/libwanbond.a -lcrypto -lmnl
+ *   cc -std=gnu11 -Ilib -Itools/linkem -Itools/latprobe -o build/gen_corpus tests/fuzz/gen_corpus.c \
+ *      tools/latprobe/lp_wire.c build/libwanbond.a -lcrypto -lmnl
  *   build/gen_corpus tests/fuzz/corpus
  */
 #include <errno.h>
@@ -41,6 +42,8 @@
 #include "fuzz_pair.h"
 #include "inet_csum.h"
 #include "keypair.h"
+#include "lp_stats.h"
+#include "lp_wire.h"
 #include "tcp_packet.h"
 #include "vnet_hdr.h"
 #include "varint.h"
@@ -1860,6 +1863,98 @@ static void fec_seeds(void)
 	fec_raw("payload_0", 9, 2, ones, 1, 0, 0, 0);
 	fec_raw("payload_1501", 9, 2, ones, 1, 0, WB_FEC_MAX_PAYLOAD + 1, WB_FEC_MAX_PAYLOAD + 1);
 	fec_raw("len_xor_impossible", 9, 2, ones, 1, 256, 200, 200);
+/* ---- fuzz_latprobe: a 2-byte expected count, then [length][microseconds since the last][datagram] ---- */
+
+static uint8_t lp_in[8192];
+static size_t lp_len;
+static uint64_t lp_clock_us; /* the harness's receive clock */
+
+static void lp_begin(uint16_t expect)
+{
+	lp_in[0] = (uint8_t)(expect >> 8);
+	lp_in[1] = (uint8_t)expect;
+	lp_len = 2;
+	lp_clock_us = 1000000;
+}
+
+/* A datagram of len bytes received at at_us on the harness's clock, or with the last one if that was later. */
+static void lp_record(uint64_t at_us, const uint8_t *dgram, uint16_t len)
+{
+	uint32_t us = at_us > lp_clock_us ? (uint32_t)(at_us - lp_clock_us) : 0;
+
+	if (at_us < lp_clock_us)
+		at_us = lp_clock_us;
+
+	lp_clock_us = at_us;
+	lp_in[lp_len++] = (uint8_t)(len >> 8);
+	lp_in[lp_len++] = (uint8_t)len;
+	for (int i = 3; i >= 0; i--)
+		lp_in[lp_len++] = (uint8_t)(us >> (8 * i));
+	memcpy(lp_in + lp_len, dgram, len);
+	lp_len += len;
+}
+
+/* Packet seq of a stream of a packet every 20 ms from 1 s, received delay_ms after it was sent. */
+static void lp_packet(uint32_t stream, uint64_t seq, uint16_t size, uint64_t delay_ms)
+{
+	uint8_t d[256];
+	uint64_t sent_us = 1000000 + seq * 20000;
+	struct lp_packet p = { .stream = stream, .length = size, .seq = seq, .sent_ns = sent_us * 1000 };
+
+	lp_packet_write(d, sizeof(d), &p);
+	lp_record(sent_us + delay_ms * 1000, d, size);
+}
+
+static void latprobe_seeds(void)
+{
+	uint8_t d[200];
+	struct lp_packet p = { .stream = 1, .length = 200, .seq = 41, .sent_ns = 123456789012ULL };
+
+	/* Whole inputs: one datagram each. */
+	lp_packet_write(d, sizeof(d), &p);
+	put("fuzz_latprobe", "voice_packet", d, 200);
+	p.length = LP_HDR_LEN;
+	lp_packet_write(d, sizeof(d), &p);
+	put("fuzz_latprobe", "header_only", d, LP_HDR_LEN);
+	d[15] = 1; /* a length field that is not the datagram's */
+	put("fuzz_latprobe", "bad_length", d, LP_HDR_LEN);
+
+	/*
+	 * A voice stream of 14 expected, 0..13, 30 ms one way with a wobble:
+	 * 0 and 13 never come (loss at the start and the end), nor does 5; 7
+	 * comes twice; 4 comes 80 ms after it was sent, after 6.
+	 */
+	lp_begin(14);
+	for (uint64_t seq = 1; seq < 13; seq++) {
+		if (seq == 4 || seq == 5)
+			continue;
+		lp_packet(1, seq, 200, 30 + seq % 3);
+		if (seq == 6)
+			lp_packet(1, 4, 200, 80);
+		if (seq == 7)
+			lp_packet(1, 7, 200, 31);
+	}
+	put("fuzz_latprobe", "voice_stream", lp_in, lp_len);
+
+	/* A game stream with what else a socket hears: another stream, a stranger, a packet cut short. */
+	lp_begin(0);
+	lp_packet(2, 0, 100, 20);
+	lp_packet(9, 0, 100, 21);
+	lp_record(lp_clock_us + 100, (const uint8_t *)"GET / HTTP/1.0\r\n\r\n", 18);
+	lp_packet(2, 1, 100, 20);
+	lp_in[lp_len - 100 + 15] = 0; /* its length field: 0, so refused */
+	lp_packet(2, 2, 100, 20);
+	put("fuzz_latprobe", "game_and_strangers", lp_in, lp_len);
+
+	/* A sequence jump past the window of duplicates, and what is then too old. */
+	lp_begin(0);
+	lp_packet(1, 0, 40, 10);
+	lp_packet(1, LP_SEQ_WINDOW, 40, 10);
+	lp_packet(1, 0, 40, 10);
+	lp_packet(1, 1, 40, 10);
+	lp_packet(1, LP_SEQ_WINDOW - 1, 40, 10);
+	lp_packet(1, LP_SEQ_WINDOW, 40, 10);
+	put("fuzz_latprobe", "window_jump", lp_in, lp_len);
 }
 
 int main(int argc, char **argv)
@@ -1877,5 +1972,6 @@ int main(int argc, char **argv)
 	classify_packet_seeds();
 	classify_text_seeds();
 	fec_seeds();
+	latprobe_seeds();
 	return 0;
 }
