@@ -901,9 +901,11 @@ proto() {
 		". '$DOUBLES'; . '$NETIFD_DOUBLES'; . '$FILES/wanbond.proto'; $1 '$2' ''; echo \$? >'$PROTO_LOG.rc'; wait"
 }
 # proto_up CONFIG BOND: setup in the background, as netifd keeps it; sets
-# HPID (the daemon's pid, empty if none) and PROTO_SHELL.
+# HPID (the daemon's pid, empty if none) and PROTO_SHELL. The status of
+# the call before goes first, here: the background shell's own rm may come
+# after the wait below has already found it.
 proto_up() {
-	rm -f "$PROTO_PID"
+	rm -f "$PROTO_PID" "$PROTO_LOG.rc"
 	proto proto_wanbond_setup "$1" "$2" &
 	PROTO_SHELL=$!
 	nt_wait_for 30 test -s "$PROTO_LOG.rc" || true
