@@ -15,7 +15,11 @@
 #      only a file that checks replaces the one in use; every file it
 #      makes is 0600 from its creation (an inline key), its directory 0700;
 #      a list item "*" stays "*" in a directory of files (no globbing), and
-#      a newline in a down interface's name stays in its comment; the init
+#      a newline in a down interface's name stays in its comment; the
+#      traffic classes (classes_enabled, interactive_*): the group classes
+#      with interactive inside it, only what is set, none when nothing is;
+#      a hostile list item or value (quotes, brackets, a newline) a string
+#      that wanbondd --check refuses, naming the setting; the init
 #      script's start_service (the directory 0700, no daemon) and
 #      service_triggers with test doubles of procd.sh; the uci-defaults
 #      steps (key pair; interface proto wanbond and zone, only if absent; an
@@ -266,6 +270,8 @@ nt_expect_true "a 64-bit number gets its L" grep -qF 'rekey_after_messages = 100
 nt_expect_true "lists: tun addresses and routes" sh -c "grep -qF 'address = [ \"10.255.0.2/30\", \"fd00:255::2/64\" ];' '$CONF' &&
 	grep -qF 'routes = [ \"10.2.0.0/24\", \"10.4.0.0/16\" ];' '$CONF'"
 nt_expect_true "booleans: UCI's 0 and no are false" sh -c "grep -qF 'reinject = false;' '$CONF' && grep -qF 'aqm = false;' '$CONF'"
+nt_expect_true "no class option: no group classes (the daemon's defaults hold)" \
+	sh -c "! grep -qE 'classes|interactive' '$CONF'"
 
 # The same UCI and interfaces: the same bytes, and the file not replaced (procd's checksum, no HUP).
 cp "$CONF" "$NT_TMP/home.before"
@@ -372,6 +378,115 @@ nt_expect_true "a down interface '*': named as '*' in its comment" \
 nt_expect_true "a newline in a down interface's name: kept in its comment, no setting of its own" sh -c "
 	grep -q '^# uplink lte2: interface wwanrole = \"server\"; is down' '$GLOB/glob.conf' &&
 	! grep -q '^role = \"server\"' '$GLOB/glob.conf'"
+
+# Traffic classes: classes_enabled and interactive_* are the group
+# "classes" with "interactive" inside it, only what is set; the file checks.
+# A hostile list item or value (quotes, brackets, a newline) stays a string
+# of its setting, which wanbondd --check refuses, naming it.
+# classes_uci: a client bond with the options on stdin, and an uplink.
+classes_uci() {
+	local options
+	options=$(cat)
+	cat <<UCI
+config bond 'home'
+	option role 'client'
+	option private_key_file '$NT_TMP/home.key'
+	option server_address '192.0.2.1'
+	option server_public_key '$(cat "$NT_TMP/server.pub")'
+	list tun_address '10.255.0.2/30'
+$options
+
+config uplink 'dsl'
+	option bond 'home'
+	option interface 'wan'
+UCI
+}
+CLS=$NT_TMP/classes.conf
+# classes_is WANT: the group "classes" of $CLS is the text of the file WANT.
+classes_is() { sed -n '/^classes = {$/,/^};$/p' "$CLS" | cmp -s - "$1"; }
+classes_uci >"$UCI_DIR/wanbond" <<'UCI'
+	option outer_dscp '1'
+	option classes_enabled '1'
+	list interactive_dscp 'EF'
+	list interactive_dscp '34'
+	list interactive_dscp 'CS5'
+	list interactive_ports 'udp:3478-3481'
+	list interactive_ports 'tcp:27015'
+	list interactive_ports '5060'
+	option interactive_policy 'redundant'
+	option interactive_ordered 'no'
+	option interactive_fec 'off'
+UCI
+gen home "$CLS" "wan=eth1" && rc=0 || rc=$?
+nt_expect_range "classes, every option: written" "$rc" 0 0
+sed 's/^/      /' "$CLS"
+check "$CLS" && rc=0 || { rc=$?; cat "$CLS.check"; }
+nt_expect_range "classes, every option: wanbondd --check passes" "$rc" 0 0
+cat >"$NT_TMP/classes.want" <<'CONF'
+classes = {
+  enabled = true;
+  interactive = {
+    dscp = [ "EF", "34", "CS5" ];
+    ports = [ "udp:3478-3481", "tcp:27015", "5060" ];
+    policy = "redundant";
+    ordered = false;
+    fec = "off";
+  };
+};
+CONF
+nt_expect_true "classes, every option: the group, interactive inside it, lists of strings" classes_is "$NT_TMP/classes.want"
+nt_expect_true "outer_dscp: transport.outer_dscp" grep -qF 'outer_dscp = true;' "$CLS"
+classes_uci >"$UCI_DIR/wanbond" <<'UCI'
+	option classes_enabled 'off'
+UCI
+gen home "$CLS" "wan=eth1" && check "$CLS" && rc=0 || rc=$?
+nt_expect_range "classes_enabled alone: written, wanbondd --check passes" "$rc" 0 0
+printf 'classes = {\n  enabled = false;\n};\n' >"$NT_TMP/classes.want"
+nt_expect_true "classes_enabled alone: classes = { enabled = false; }, no interactive group" classes_is "$NT_TMP/classes.want"
+classes_uci >"$UCI_DIR/wanbond" <<'UCI'
+	option interactive_fec 'auto'
+UCI
+gen home "$CLS" "wan=eth1" && check "$CLS" && rc=0 || rc=$?
+nt_expect_range "interactive_fec alone: written, wanbondd --check passes" "$rc" 0 0
+printf 'classes = {\n  interactive = {\n    fec = "auto";\n  };\n};\n' >"$NT_TMP/classes.want"
+nt_expect_true "interactive_fec alone: classes = { interactive = { fec = \"auto\"; }; }" classes_is "$NT_TMP/classes.want"
+# hostile LABEL SETTING: the UCI on stdin generated and checked: refused,
+# naming SETTING, with nothing of the value's outside its string.
+hostile() {
+	local label=$1 setting=$2 rc
+	classes_uci >"$UCI_DIR/wanbond"
+	gen home "$CLS" "wan=eth1"
+	sed 's/^/      /' "$CLS"
+	check "$CLS" && rc=0 || rc=$?
+	nt_expect_range "$label: wanbondd --check fails" "$rc" 1 255
+	nt_expect_true "$label: ... naming $setting ($(head -n 1 "$CLS.check"))" grep -qF "$setting:" "$CLS.check"
+	nt_expect_true "$label: ... no setting of its own in the file" \
+		sh -c "[ \"\$(grep -c '^role = ' '$CLS')\" = 1 ] && ! grep -qE '^ *(x|evil) = ' '$CLS'"
+}
+hostile "a port item with quotes and brackets" classes.interactive.ports <<'UCI'
+	list interactive_ports '5060'
+	list interactive_ports 'udp:1" ]; role = "server"; x = [ "'
+UCI
+nt_expect_true "... each word of it a quoted string" \
+	grep -qF 'ports = [ "5060", "udp:1\"", "];", "role", "=", "\"server\";", "x", "=", "[", "\"" ];' "$CLS"
+hostile "a port item with a newline" classes.interactive.ports <<'UCI'
+	list interactive_ports "udp:5060
+role = \"server\";"
+UCI
+hostile "a DSCP item with quotes and a newline" classes.interactive.dscp <<'UCI'
+	list interactive_dscp 'EF'
+	list interactive_dscp "EF\" ];
+evil = [ \"x"
+UCI
+hostile "a policy with a quote and a newline" classes.interactive.policy <<'UCI'
+	option interactive_policy "bonded\";
+role = \"server"
+UCI
+nt_expect_true "... its newline dropped, the whole value one string" \
+	grep -qF 'policy = "bonded\";role = \"server";' "$CLS"
+hostile "interactive_ordered not a boolean" classes.interactive.ordered <<'UCI'
+	option interactive_ordered 'maybe"; x = 1; y = "'
+UCI
 
 # The init script's step: generated, checked, and only a file that checks replaces the one of before.
 prepare() {
@@ -786,9 +901,11 @@ proto() {
 		". '$DOUBLES'; . '$NETIFD_DOUBLES'; . '$FILES/wanbond.proto'; $1 '$2' ''; echo \$? >'$PROTO_LOG.rc'; wait"
 }
 # proto_up CONFIG BOND: setup in the background, as netifd keeps it; sets
-# HPID (the daemon's pid, empty if none) and PROTO_SHELL.
+# HPID (the daemon's pid, empty if none) and PROTO_SHELL. The status of
+# the call before goes first, here: the background shell's own rm may come
+# after the wait below has already found it.
 proto_up() {
-	rm -f "$PROTO_PID"
+	rm -f "$PROTO_PID" "$PROTO_LOG.rc"
 	proto proto_wanbond_setup "$1" "$2" &
 	PROTO_SHELL=$!
 	nt_wait_for 30 test -s "$PROTO_LOG.rc" || true

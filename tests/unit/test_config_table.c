@@ -23,6 +23,7 @@
 
 #include "config.h"
 #include "config_groups.h"
+#include "config_read.h"
 #include "read_whole.h"
 #include "wanbond.h"
 
@@ -541,6 +542,73 @@ static void test_the_uci_generator_writes_every_setting(void **state)
 	free(script);
 }
 
+/*
+ * The group "classes" (daemon/config_classes.c: no table, and "interactive"
+ * a group inside it): the generator's WANBOND_CLASSES, options classes_NAME
+ * written as classes.NAME, and WANBOND_INTERACTIVE, options
+ * interactive_NAME written as classes.interactive.NAME. Each is a setting
+ * the daemon reads as the generator's type: a value of another kind (an
+ * integer) is refused as that setting's, "expected" the type, not as an
+ * unknown setting; and each option is in the page's UCI section (a list as
+ * `list NAME`).
+ */
+static const struct uci_nested {
+	const char *list, *prefix, *path, *open, *close;
+} uci_nested[] = {
+	{ "WANBOND_CLASSES", "classes_", "classes.", "classes = { ", " };" },
+	{ "WANBOND_INTERACTIVE", "interactive_", "classes.interactive.", "classes = { interactive = { ", " }; };" },
+};
+
+static enum conf_kind uci_kind(const char *type)
+{
+	if (!strcmp(type, "bool"))
+		return CONF_BOOL;
+	if (!strcmp(type, "list"))
+		return CONF_LIST;
+	if (strcmp(type, "str"))
+		fail_msg("%s: type %s of a class option, none of str, bool, list", UCI_PATH, type);
+	return CONF_STRING;
+}
+
+static void check_uci_nested(const char *script, const char *uci_doc, const struct uci_nested *f)
+{
+	static struct wb_config cfg;
+	char *words = uci_list(script, f->list), *save = NULL, text[1024], err[256], want[256];
+	int n = 0;
+
+	for (char *w = strtok_r(words, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save), n++) {
+		char *type = strchr(w, ':');
+
+		if (!type)
+			fail_msg("%s: %s: %s has no type", UCI_PATH, f->list, w);
+		*type++ = '\0';
+		snprintf(text, sizeof(text), CLIENT_MIN "%s%s = 7;%s\n", f->open, w, f->close);
+		snprintf(want, sizeof(want), "t.conf:7: %s%s: expected %s", f->path, w, conf_kind_text[uci_kind(type)]);
+		if (!wb_config_parse(&cfg, text, "t.conf", err, sizeof(err)) || strcmp(err, want))
+			fail_msg("%s: %s%s:%s: the daemon says '%s', not '%s'", UCI_PATH, f->path, w, type, err, want);
+		snprintf(want, sizeof(want), "`%s%s%s`", uci_kind(type) == CONF_LIST ? "list " : "", f->prefix, w);
+		if (!strstr(uci_doc, want))
+			fail_msg("%s, section UCI: no option %s", DOC_PATH, want);
+	}
+	if (!n)
+		fail_msg("%s: %s is empty", UCI_PATH, f->list);
+	free(words);
+}
+
+/* The class options: settings of the daemon's, of their types, on the page. */
+static void test_the_uci_generator_writes_the_classes(void **state)
+{
+	char *script = slurp(UCI_PATH), *doc = slurp(DOC_PATH);
+	char *uci_doc = section(doc, "### `config bond 'NAME'`");
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(uci_nested) / sizeof(uci_nested[0]); i++)
+		check_uci_nested(script, uci_doc, &uci_nested[i]);
+	free(uci_doc);
+	free(doc);
+	free(script);
+}
+
 /* Every group has its form in the generator: a new group cannot be left out of the check above. */
 static void test_every_group_has_its_uci_form(void **state)
 {
@@ -562,6 +630,7 @@ int main(void)
 		cmocka_unit_test(test_the_page_describes_every_setting),
 		cmocka_unit_test(test_every_group_has_its_uci_form),
 		cmocka_unit_test(test_the_uci_generator_writes_every_setting),
+		cmocka_unit_test(test_the_uci_generator_writes_the_classes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -26,7 +26,10 @@ WANBOND_TRANSPORT="congestion_control:str send_buffer_kb:int receive_window_kb:i
 reorder_hold_ms:int aqm:bool aqm_target_ms:int aqm_interval_ms:int pool_limit_mb:int outer_dscp:bool"
 WANBOND_SCHEDULER="policy:str arrival:bool avoid_blocking:bool penalise:bool penalise_guard:bool reinject:bool
 reinject_on_rwnd:bool reinject_on_sndbuf:bool reinject_on_app_limited:bool measure:bool"
-# Prefixed in UCI ("server_address" is server.address).
+# Prefixed in UCI ("classes_enabled" is classes.enabled, "interactive_dscp"
+# classes.interactive.dscp, "server_address" server.address).
+WANBOND_CLASSES="enabled:bool"
+WANBOND_INTERACTIVE="dscp:list ports:list policy:str ordered:bool fec:str"
 WANBOND_SERVER="address:str port:int public_key:str preshared_key:str preshared_key_file:str"
 WANBOND_LISTEN="address:str port:int"
 WANBOND_TUN="name:str address:list mtu:int"
@@ -120,13 +123,27 @@ wanbond_settings() {
 	done
 }
 
-# wanbond_group SECTION PREFIX INDENT NAME SPECS: "NAME = { ... };" if the
-# section has any of its options, nothing otherwise.
+# wanbond_group SECTION PREFIX INDENT NAME SPECS [INNER]: "NAME = { ... };"
+# if the section has any of its options or INNER is not empty, nothing
+# otherwise. INNER: the lines of a group nested in this one, after its
+# settings (a wanbond_group's output, written at INDENT plus two spaces).
 wanbond_group() {
 	local body
 	body=$(wanbond_settings "$1" "$2" "$3  " "$5")
+	if [ -n "${6-}" ]; then
+		body="$body${body:+
+}$6"
+	fi
 	[ -n "$body" ] || return 0
 	printf '%s%s = {\n%s\n%s};\n' "$3" "$4" "$body" "$3"
+}
+
+# wanbond_classes SECTION: the group "classes", with "interactive" inside
+# it, from the options classes_* and interactive_*; nothing if the section
+# has none of them, so that the daemon's defaults hold.
+wanbond_classes() {
+	wanbond_group "$1" classes_ "" classes "$WANBOND_CLASSES" \
+		"$(wanbond_group "$1" interactive_ "  " interactive "$WANBOND_INTERACTIVE")"
 }
 
 # wanbond_routes SECTION INDENT: the section's "list route" as routes.
@@ -208,6 +225,7 @@ wanbond_common() {
 	wanbond_group "$section" "" "" timers "$WANBOND_TIMERS"
 	wanbond_group "$section" "" "" transport "$WANBOND_TRANSPORT"
 	wanbond_group "$section" "" "" scheduler "$WANBOND_SCHEDULER"
+	wanbond_classes "$section"
 	config_get group "$section" control_group
 	config_get admin "$section" control_admin_group
 	printf 'control = { directory = %s;%s%s };\n' "$(wanbond_quote "$WANBOND_CONTROL_DIR")" \

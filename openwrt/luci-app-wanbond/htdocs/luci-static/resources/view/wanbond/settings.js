@@ -51,6 +51,23 @@ function validateMark(section_id, value) {
 	return true;
 }
 
+/* A DSCP as the daemon reads it: EF, VA, LE, CS0..CS7, AF11..AF43 (any case), or a number 0..63. */
+function validateDscp(section_id, value) {
+	if (!value || /^(ef|va|le|cs[0-7]|af[1-4][1-3])$/i.test(value) || (/^[0-9]{1,2}$/.test(value) && +value <= 63))
+		return true;
+	return _('A DSCP name (EF, CS0 to CS7, AF11 to AF43, VA, LE) or a number from 0 to 63');
+}
+
+/* A port rule: "udp:PORT", "tcp:PORT-PORT" or "PORT" (both protocols), ports 1 to 65535. */
+function validatePortRule(section_id, value) {
+	var m = value ? /^(?:(?:udp|tcp):)?([0-9]{1,5})(?:-([0-9]{1,5}))?$/.exec(value) : null;
+	var lo = m ? +m[1] : 0, hi = m && m[2] !== undefined ? +m[2] : lo;
+
+	if (!value || (m && lo >= 1 && hi <= 65535 && lo <= hi))
+		return true;
+	return _('A port rule: udp:PORT, tcp:PORT-PORT or PORT (UDP and TCP), ports from 1 to 65535');
+}
+
 function checkErrors(checks) {
 	var bonds = (checks && checks.bonds) || {};
 	var bad = Object.keys(bonds).filter(function(b) { return !bonds[b].ok; });
@@ -127,6 +144,7 @@ return view.extend({
 		s.tab('general', _('General'));
 		s.tab('tunnel', _('Tunnel'));
 		s.tab('scheduler', _('Scheduler'));
+		s.tab('classes', _('Traffic classes'));
 		s.tab('advanced', _('Advanced'));
 
 		o = s.taboption('general', form.Flag, 'enabled', _('Enabled'));
@@ -216,6 +234,49 @@ return view.extend({
 			o.default = '1';
 			o.depends('policy', 'default');
 		});
+
+		/*
+		 * Traffic classes: an option left empty is not written, and the daemon's
+		 * default holds. Hidden while the classes are off, the interactive class's
+		 * options are kept (retain), not removed: turned on again, they are back.
+		 */
+		o = s.taboption('classes', form.Flag, 'classes_enabled', _('Traffic classes'), _('Interactive packets (calls, games) go before bulk, and are copied on another uplink. Off: every packet is bulk.'));
+		o.default = '1';
+
+		o = s.taboption('classes', form.DynamicList, 'interactive_dscp', _('Interactive DSCPs'), _('Packets marked with one of these are interactive. Empty: EF, CS4, CS5, CS6, AF41, AF42, AF43; a list given replaces them.'));
+		o.placeholder = 'EF';
+		o.validate = validateDscp;
+		o.depends('classes_enabled', '1');
+		o.retain = true;
+
+		o = s.taboption('classes', form.DynamicList, 'interactive_ports', _('Interactive ports'), _('Packets from or to one of these ports are interactive. Empty: none.'));
+		o.placeholder = 'udp:3478-3481';
+		o.validate = validatePortRule;
+		o.depends('classes_enabled', '1');
+		o.retain = true;
+
+		o = s.taboption('classes', form.ListValue, 'interactive_policy', _('Interactive policy'));
+		o.value('', _('default (duplicate)'));
+		o.value('duplicate', _('duplicate: each packet on the two uplinks where it arrives first'));
+		o.value('redundant', _('redundant: each packet on every uplink'));
+		o.value('bonded', _('bonded: as bulk, the bond\'s policy'));
+		o.depends('classes_enabled', '1');
+		o.retain = true;
+
+		o = s.taboption('classes', form.Flag, 'interactive_ordered', _('Interactive in order'), _('Delivered in order, as bulk. Off: each packet as soon as it arrives.'));
+		o.default = '0';
+		o.depends('classes_enabled', '1');
+		o.retain = true;
+
+		o = s.taboption('classes', form.ListValue, 'interactive_fec', _('Interactive parity (FEC)'), _('auto: parity where the uplinks lose packets, so one lost is rebuilt without a resend.'));
+		o.value('', _('default (auto)'));
+		o.value('auto');
+		o.value('off');
+		o.depends('classes_enabled', '1');
+		o.retain = true;
+
+		o = s.taboption('classes', form.Flag, 'outer_dscp', _('Outer DSCP'), _('The tunnel\'s packets carry the DSCP of the packet inside, for the uplinks\' own queues. Some networks bleach or mistreat DSCP.'));
+		o.default = '0';
 
 		o = s.taboption('advanced', form.Value, 'probe_interval_ms', _('Probe interval (ms)'));
 		o.datatype = 'range(10,10000)';
