@@ -517,6 +517,8 @@ uint64_t wb_bond_memory(const struct wb_bond *b)
 	m += (uint64_t)b->snd.cap * sizeof(*b->snd.ring) + (uint64_t)b->snd.retx_cap * sizeof(uint64_t);
 	m += (uint64_t)b->rcv.cap * sizeof(*b->rcv.ring) + (uint64_t)b->txq.cap * sizeof(*b->txq.ring);
 	m += (uint64_t)b->txq_interactive.cap * sizeof(*b->txq_interactive.ring);
+	if (b->fec_rx.data)
+		m += WB_FEC_RING * sizeof(*b->fec_rx.data);
 	for (int i = 0; i < WB_MAX_UPLINKS; i++)
 		if (b->uplinks[i].rec)
 			m += sizeof(struct wb_recovery) + (uint64_t)b->uplinks[i].rec->cap * sizeof(struct wb_sent);

@@ -95,6 +95,8 @@ struct wb_bond {
 	/* Its parity (tuning.classes.fec): the block being built, since when; and the receiver's packets. */
 	struct wb_fec_encoder fec_tx;
 	uint64_t fec_block_ns;
+	uint8_t fec_dscp;         /* the block's last packet's DSCP, for its parity's datagram */
+	uint16_t fec_holders;     /* ... and its uplinks, which the parity keeps off if it can */
 	struct wb_fec_decoder fec_rx; /* allocated at the first unordered packet received */
 	struct wb_sndbuf snd;
 	uint64_t peer_rwnd;

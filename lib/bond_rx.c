@@ -163,14 +163,14 @@ void wb_bond_deliver_ip(void *ctx, const uint8_t *ip, size_t len)
 
 /*
  * An interactive packet delivered: counted, and apart if it went ahead of
- * a gap; kept for the parity that may come (the decoder's ring is only
- * allocated for a peer that sends the class).
+ * a gap; kept for the parity that may come, once one came (the decoder's
+ * ring, 96 KiB, is allocated for a peer that sends parity, at its first).
  */
 static void count_unordered(struct wb_bond *b, uint64_t dsn, const uint8_t *ip, uint16_t len)
 {
 	b->c.interactive_rx_packets++;
 	b->c.interactive_rx_early = b->rcv.delivered_early;
-	if (b->fec_rx.data || !wb_fec_decoder_init(&b->fec_rx))
+	if (b->fec_rx.data)
 		wb_fec_note_received(&b->fec_rx, dsn, ip, len);
 }
 
@@ -187,8 +187,11 @@ static void on_parity(struct wb_bond *b, const struct wb_fec_parity *p, uint64_t
 	size_t len;
 	int rc;
 
-	if (!b->fec_rx.data)
-		return; /* no packet of the class came: nothing to rebuild with */
+	if (!b->fec_rx.data) {
+		/* The first parity: its block came before the ring did, the next ones are kept. */
+		wb_fec_decoder_init(&b->fec_rx);
+		return;
+	}
 	rc = wb_fec_recover(&b->fec_rx, p, b->rcv.nxt, &dsn, out, &len);
 	if (rc < 0)
 		b->c.malformed++;

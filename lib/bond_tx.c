@@ -129,24 +129,6 @@ static size_t add_acks(struct wb_bond *b, struct wb_uplink *u, uint8_t *body, si
 }
 
 /*
- * The interactive class's parity that is ready (fec_tx), after the packet
- * that closed its block when both fit in one datagram: the receiver then
- * rebuilds a packet before it acks, and its ack says so, in time to keep
- * the packet from being resent. Returns the bytes it added.
- */
-static size_t add_parity(struct wb_bond *b, const struct wb_uplink *u, uint8_t *at, size_t used)
-{
-	size_t len = wb_fec_parity_len(&b->fec_tx);
-
-	if (!len || used + len > body_room(b, u))
-		return 0;
-	wb_fec_put_parity(at, &b->fec_tx);
-	b->c.fec_parity_sent++;
-	b->c.fec_overhead_bytes += len;
-	return len;
-}
-
-/*
  * Seals the body in buf (from datagram_buffer) with the uplink's next
  * packet number and sends it. Returns the datagram length, or a negative
  * errno.
@@ -222,8 +204,6 @@ bool wb_bond_send_dsn(struct wb_bond *b, struct wb_uplink *u, uint64_t dsn, uint
 
 	wb_frame_put_data_header_of(body, type, dsn, e->len);
 	memcpy(body + WB_FRAME_DATA_HEADER, e->data, e->len);
-	if (kind == WB_SEND_NEW)
-		n += add_parity(b, u, body + n, n);
 	n = add_acks(b, u, body, n, now);
 	if (seal_and_send_dscp(b, u, buf, n, now, dsn, true, app_limited, dscp) < 0)
 		return false;
@@ -236,12 +216,22 @@ bool wb_bond_send_dsn(struct wb_bond *b, struct wb_uplink *u, uint64_t dsn, uint
 	return true;
 }
 
-/* The peer's receive window and our send buffer: may a packet of len get a DSN? */
-static bool window_open(const struct wb_bond *b, uint32_t len)
+/*
+ * The interactive class may take a DSN past the peer's receive window and
+ * our send buffer by this much: a bulk DSN lost on an uplink that fell
+ * silent fills both until its resend, and a call must not stop for it. Its
+ * packets hold no bytes in the receiver's buffer (delivered on arrival),
+ * only a slot, of which the buffer has one per window unit (reorder.c):
+ * past them, a packet is refused and resent, never lost.
+ */
+#define INTERACTIVE_WINDOW_RESERVE (64 * 1024)
+
+/* The peer's receive window and our send buffer: may a packet of len get a DSN? reserve: bytes more it may take. */
+static bool window_open(const struct wb_bond *b, uint32_t len, uint64_t reserve)
 {
 	uint64_t after = b->snd.bytes + wb_window_bytes(len);
 
-	return after <= b->tuning.send_buffer && after <= b->peer_rwnd;
+	return after <= b->tuning.send_buffer + reserve && after <= b->peer_rwnd + reserve;
 }
 
 /*
@@ -372,38 +362,56 @@ static uint32_t carried_loss_ppm(const struct wb_bond *b, uint16_t holders)
 }
 
 /*
- * A new unordered interactive packet, about to go on the uplinks of
- * holders, joins the parity block at the K the loss it meets asks for (0:
- * none, where the uplinks lose too little for parity to pay). When it
- * closes the block, the parity is ready to go with it.
+ * A new unordered interactive packet, gone on the uplinks of its holders,
+ * joins the parity block at the K the loss it met asks for (0: none, where
+ * the uplinks lose too little for parity to pay); a full block's parity
+ * goes at once. The block's DSCP and uplinks are its last packet's.
  */
-static void fec_protect(struct wb_bond *b, uint64_t dsn, uint16_t holders, uint64_t now)
+static void fec_protect(struct wb_bond *b, uint64_t dsn, uint64_t now)
 {
 	const struct wb_sndbuf_entry *e = wb_sndbuf_get(&b->snd, dsn);
-	unsigned k = b->tuning.classes.fec ? wb_fec_choose_k(carried_loss_ppm(b, holders)) : 0;
+	unsigned k = b->tuning.classes.fec ? wb_fec_choose_k(carried_loss_ppm(b, e->holders)) : 0;
 
 	if (k != b->fec_tx.k)
 		wb_fec_set_k(&b->fec_tx, k);
-	if (!b->fec_tx.n)
+	/* A ready parity that could not go is dropped by the next packet, which starts a block (fec.h). */
+	if (!b->fec_tx.n || b->fec_tx.ready)
 		b->fec_block_ns = now;
-	wb_fec_add(&b->fec_tx, dsn, e->data, e->len);
+	b->fec_dscp = wb_ip_dscp(e->data, e->len);
+	b->fec_holders = e->holders;
+	if (wb_fec_add(&b->fec_tx, dsn, e->data, e->len))
+		wb_bond_send_parity(b, now);
 }
 
+/*
+ * The parity goes in a datagram of its own, on an uplink the block's last
+ * packet did not take when another can take it: lost with that packet's
+ * datagram, it would rebuild nothing. It is paced and counted in flight
+ * as the class's packets are (within their allowance), and carries their
+ * DSCP with outer_dscp.
+ */
 void wb_bond_send_parity(struct wb_bond *b, uint64_t now)
 {
 	size_t len = wb_fec_parity_len(&b->fec_tx);
-	struct wb_uplink *u = len ? wb_sched_first_arrival(b, wb_sched_active(b), (uint32_t)len, now) : NULL;
+	uint16_t mask = wb_sched_active(b);
+	uint8_t dscp = b->tuning.outer_dscp ? b->fec_dscp : 0;
+	struct wb_uplink *u;
 	uint8_t *buf, *body;
 	size_t n;
 	int sent;
 
+	if (!len)
+		return;
+	u = wb_sched_interactive_uplink(b, mask & (uint16_t)~b->fec_holders, (uint32_t)len, now);
+	if (!u)
+		u = wb_sched_interactive_uplink(b, mask, (uint32_t)len, now);
 	/* A parity that cannot go now is of no use later: the next packet drops it (fec.h). */
 	if (!u || len > body_room(b, u))
 		return;
 	buf = datagram_buffer(b, u);
 	body = buf + WB_DATA_HEADER_LEN;
 	n = add_acks(b, u, body, wb_fec_put_parity(body, &b->fec_tx), now);
-	sent = seal_and_send(b, u, buf, n, now, WB_NO_DSN, false, false);
+	sent = seal_and_send_dscp(b, u, buf, n, now, WB_NO_DSN, true, false, dscp);
 	if (sent > 0) {
 		b->c.fec_parity_sent++;
 		b->c.fec_overhead_bytes += (uint64_t)sent - (n - len); /* the acks beside it would have gone anyway */
@@ -442,7 +450,7 @@ static bool send_new(struct wb_bond *b, uint64_t now, uint16_t reserved)
 		}
 		return true;
 	}
-	if (!window_open(b, head->len))
+	if (!window_open(b, head->len, q == &b->txq_interactive ? INTERACTIVE_WINDOW_RESERVE : 0))
 		return false;
 	if (q == &b->txq_interactive)
 		wb_sched_get_send_interactive(b, b->tuning.classes.policy, bytes, now, reserved, &d);
@@ -463,12 +471,10 @@ static bool send_new(struct wb_bond *b, uint64_t now, uint16_t reserved)
 	wb_sndbuf_get(&b->snd, dsn)->flags = class_flags(b, q);
 	if (b->snd.una + 1 == b->snd.nxt)
 		b->progress_ns = now; /* the bond timeout counts from the first packet out of an empty buffer */
-	if (class_flags(b, q) & WB_SND_UNORDERED)
-		fec_protect(b, dsn, (uint16_t)(d.copies | 1u << d.uplink->id), now);
 	wb_bond_send_dsn(b, d.uplink, dsn, now, WB_SEND_NEW);
 	send_copies(b, d.copies & (uint16_t)~(1u << d.uplink->id), dsn, e.len + WB_TUNNEL_BYTES_WITH_ACKS, now);
-	if (b->fec_tx.ready)
-		wb_bond_send_parity(b, now); /* it did not fit beside the packet */
+	if (class_flags(b, q) & WB_SND_UNORDERED)
+		fec_protect(b, dsn, now);
 	return true;
 }
 

@@ -79,9 +79,9 @@ bool wb_fec_add(struct wb_fec_encoder *e, uint64_t dsn, const uint8_t *ip, size_
 
 /*
  * The stream paused with a block not full: the sender flushes it when no
- * interactive packet followed for a while (its clock: say 20 ms, one packet
- * interval of a 50 packet/s call), since a parity is of use only while the
- * receiver still waits for the gap. Returns true when the block holds two
+ * interactive packet followed for a while (the bond's parity block timer:
+ * 40 ms after the block's first packet), since a parity is of use only while
+ * the receiver still waits for the gap. Returns true when the block holds two
  * packets or more and its parity is now ready (write it as a full block's);
  * a block of one packet is dropped, false.
  */

@@ -35,7 +35,7 @@ void wb_reorder_free(struct wb_reorder *r, struct wb_pktbuf_pool *pool)
 
 uint32_t wb_reorder_restart(struct wb_reorder *r, struct wb_pktbuf_pool *pool)
 {
-	uint32_t dropped = r->held;
+	uint32_t dropped = r->held - r->marked; /* a mark's packet was delivered */
 
 	for (uint32_t i = 0; i < r->cap; i++)
 		if (r->ring[i].data)
@@ -43,6 +43,7 @@ uint32_t wb_reorder_restart(struct wb_reorder *r, struct wb_pktbuf_pool *pool)
 	memset(r->ring, 0, r->cap * sizeof(*r->ring));
 	r->nxt = 0;
 	r->held = 0;
+	r->marked = 0;
 	r->held_bytes = 0;
 	r->n_ranges = 0;
 	r->listed_below = UINT64_MAX;
@@ -153,6 +154,7 @@ static void drain(struct wb_reorder *r, struct wb_pktbuf_pool *pool, wb_deliver_
 		r->held--;
 		if (s->delivered_early) {
 			s->delivered_early = false; /* it left when it arrived */
+			r->marked--;
 		} else {
 			deliver(ctx, s->data, s->len);
 			r->delivered++;
@@ -229,6 +231,7 @@ enum wb_reorder_result wb_reorder_receive_unordered(struct wb_reorder *r, uint64
 	s->delivered_early = true;
 	add_range(r, dsn);
 	r->held++;
+	r->marked++;
 	return WB_REORDER_DELIVERED;
 }
 
@@ -239,24 +242,20 @@ static uint64_t gap_since(const struct wb_reorder *r)
 }
 
 /*
- * A gap is skipped only while packets wait behind it: one that only
- * unordered packets, delivered already, passed over waits for its DSN as
- * long as it takes (no packet would gain from giving it up).
+ * A gap is given up the hold time after the first packet above it came,
+ * delivered early or held: a DSN its sender gave up (its path shrank)
+ * must not leave the marks of a call's packets piling up behind it until
+ * the slots run out and nothing is taken any more.
  */
-static bool packets_wait(const struct wb_reorder *r)
-{
-	return r->held_bytes && r->n_ranges;
-}
-
 uint64_t wb_reorder_deadline(const struct wb_reorder *r, uint64_t hold_ns)
 {
-	return packets_wait(r) ? gap_since(r) + hold_ns : UINT64_MAX;
+	return r->held && r->n_ranges ? gap_since(r) + hold_ns : UINT64_MAX;
 }
 
 void wb_reorder_skip_due(struct wb_reorder *r, uint64_t now, uint64_t hold_ns, struct wb_pktbuf_pool *pool,
 			 wb_deliver_fn deliver, void *ctx)
 {
-	while (packets_wait(r) && now >= gap_since(r) + hold_ns) {
+	while (r->held && r->n_ranges && now >= gap_since(r) + hold_ns) {
 		/* Step over the missing DSNs up to the first one held. */
 		r->skipped += r->held_ranges[0].lo - r->nxt;
 		r->nxt = r->held_ranges[0].lo;

@@ -38,7 +38,8 @@ struct wb_reorder {
 	uint64_t nxt;            /* the next DSN to deliver: every one below is delivered or skipped */
 	uint64_t capacity;       /* window units the buffer may hold */
 	uint64_t held_bytes;
-	uint32_t held;
+	uint32_t held;           /* packets held and marks of packets delivered early */
+	uint32_t marked;         /* ... the marks among them */
 	/*
 	 * The lowest held ranges, ascending, kept as packets come and go: the
 	 * bond ack's SACK, and the lowest packet held, without walking the ring.

@@ -308,9 +308,10 @@ struct wb_uplink *wb_sched_earliest_arrival_now(struct wb_bond *b, uint16_t mask
  * The interactive class: a call's packet is worth more than the bytes it
  * costs twice, so it goes where it arrives first and a copy where it
  * arrives next (or on every uplink in use), whatever the bond's policy
- * does with bulk. It waits for the first of them only when even its
- * allowance beyond the window is used up, never for a slower uplink; the
- * copies go on those that can take them now, with the same allowance.
+ * does with bulk. Both are chosen among the uplinks that can take it now
+ * with the class's allowance beyond their window (wb_sched_can_send_interactive):
+ * one whose allowance a flow of the class used up is passed over, not
+ * waited for; the packet waits only when no uplink can take it.
  */
 void wb_sched_get_send_interactive(struct wb_bond *b, enum wb_class_policy policy, uint32_t bytes, uint64_t now,
 				   uint16_t avoid, struct wb_send_decision *d)
@@ -323,17 +324,26 @@ void wb_sched_get_send_interactive(struct wb_bond *b, enum wb_class_policy polic
 		b->sched->get_send(b, bytes, now, avoid, d);
 		return;
 	case WB_CLASS_POLICY_REDUNDANT:
-		d->uplink = first_arrival(b, mask, bytes, now, false);
+		d->uplink = wb_sched_interactive_uplink(b, mask, bytes, now);
 		d->copies = mask;
 		break;
 	case WB_CLASS_POLICY_DUPLICATE:
-		d->uplink = first_arrival(b, mask, bytes, now, false);
-		next = d->uplink ? first_arrival(b, mask & (uint16_t)~(1u << d->uplink->id), bytes, now, false) : NULL;
+		d->uplink = wb_sched_interactive_uplink(b, mask, bytes, now);
+		next = d->uplink ? wb_sched_interactive_uplink(b, mask & (uint16_t)~(1u << d->uplink->id), bytes, now) :
+				   NULL;
 		d->copies = next ? (uint16_t)(1u << next->id) : 0;
 		break;
 	}
-	if (d->uplink && !wb_sched_can_send_interactive(d->uplink, bytes))
-		d->uplink = NULL; /* it waits for the uplink where it arrives first */
+}
+
+struct wb_uplink *wb_sched_interactive_uplink(struct wb_bond *b, uint16_t mask, uint32_t bytes, uint64_t now)
+{
+	uint16_t can = 0;
+
+	for (int i = 0; i < WB_MAX_UPLINKS; i++)
+		if ((mask & (1u << i)) && wb_sched_can_send_interactive(&b->uplinks[i], bytes))
+			can |= (uint16_t)(1u << i);
+	return first_arrival(b, can, bytes, now, false);
 }
 
 bool wb_sched_capacity_known(const struct wb_bond *b)
@@ -630,11 +640,9 @@ struct wb_uplink *wb_sched_pick_resend(struct wb_bond *b, uint32_t bytes, uint64
 
 enum wb_retrans_reason wb_sched_blocked(const struct wb_bond *b)
 {
-	const struct wb_txq_entry *head = wb_txq_peek(&b->txq_interactive);
+	const struct wb_txq_entry *head = wb_txq_peek(&b->txq); /* the interactive class has its reserve */
 	uint64_t after;
 
-	if (!head)
-		head = wb_txq_peek(&b->txq);
 	if (b->snd.una == b->snd.nxt)
 		return WB_RETRANS_NONE; /* nothing outstanding: nothing holds the bond up */
 	if (!head)

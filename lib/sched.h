@@ -140,6 +140,8 @@ static inline uint32_t wb_sched_full_packet(const struct wb_uplink *u)
 
 /* An interactive packet's wb_sched_can_send: a little past the window allowed, no pacing slot waited for. */
 bool wb_sched_can_send_interactive(const struct wb_uplink *u, uint32_t bytes);
+/* Among mask, the uplink where an interactive packet of bytes arrives first, of those that can take it now; NULL if none. */
+struct wb_uplink *wb_sched_interactive_uplink(struct wb_bond *b, uint16_t mask, uint32_t bytes, uint64_t now);
 /* Whether u may send bytes now: usable, its path takes them, window room, pacing, packet numbers to track. */
 bool wb_sched_can_send(const struct wb_uplink *u, uint32_t bytes, uint64_t now);
 /* Expected ns to deliver what u has in flight and bytes more: over its pacing rate, plus half its RTT. */
@@ -153,9 +155,9 @@ uint64_t wb_sched_completion_ns(const struct wb_uplink *u, uint32_t bytes);
 uint64_t wb_sched_arrival_ns(const struct wb_uplink *u, uint32_t bytes, uint64_t now);
 /*
  * Where a packet of the interactive class goes under its policy (wanbond.h,
- * enum wb_class_policy): the uplink where it arrives first, if it can send
- * now with the class's allowance (else d->uplink is NULL: it waits for
- * it), and the copies. BONDED
+ * enum wb_class_policy): the uplink where it arrives first and the copies,
+ * among those that can take it now with the class's allowance (d->uplink
+ * NULL: none can, it waits). BONDED
  * asks the bond's policy.
  */
 void wb_sched_get_send_interactive(struct wb_bond *b, enum wb_class_policy policy, uint32_t bytes, uint64_t now,

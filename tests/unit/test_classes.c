@@ -273,29 +273,50 @@ static void lossy_uplinks(void)
 		p.client.bond->uplinks[i].loss_ppm = 200000;
 }
 
+/* Whether a datagram the client queued carries a parity frame, and on which uplink. */
+static int parity_uplink(void)
+{
+	for (size_t i = 0; i < p.client.queued; i++) {
+		uint8_t body[sizeof(p.client.queue[i].data)];
+		int n = open_copy(&p.client.queue[i], body);
+		const uint8_t *pos = body;
+		struct wb_frame f;
+
+		while (n > 0 && wb_frame_next(&pos, body + n, &f) > 0)
+			if (f.type == WB_FRAME_FEC_PARITY)
+				return pair_datagram_uplink(&p.client.queue[i]);
+	}
+	return -1;
+}
+
 static void test_a_packet_lost_everywhere_is_rebuilt_from_the_parity(void **state)
 {
 	struct wb_bond_tuning t = with_classes(WB_CLASS_POLICY_DUPLICATE);
-	uint64_t lost[] = { ip_id(DSCP_EF, 1), 0 };
+	uint64_t lost[] = { ip_id(DSCP_EF, 3), 0 };
 
 	(void)state;
 	established_up(&t, 2);
 	lossy_uplinks();
-	p.filter = lose_ids;
-	p.filter_arg = lost;
-	/* 4% meets K = 2: the second packet closes the block, its parity goes with it. */
+	/* 4% meets K = 2: the second packet closes the block, its parity goes at once, on a datagram of its own. */
 	assert_int_equal(send_packet(DSCP_EF, 1, 160), 0);
 	assert_int_equal(send_packet(DSCP_EF, 2, 200), 0);
 	assert_int_equal(bondc(&p.client)->fec_parity_sent, 1);
+	assert_true(parity_uplink() >= 0);
 	assert_true(bondc(&p.client)->fec_overhead_bytes > 200);
+	/* The first parity makes the receiver keep the class's packets: the next block can be rebuilt. */
+	pair_flush(&p);
+	p.filter = lose_ids;
+	p.filter_arg = lost;
+	assert_int_equal(send_packet(DSCP_EF, 3, 160), 0);
+	assert_int_equal(send_packet(DSCP_EF, 4, 200), 0);
 	pair_flush(&p);
 	assert_int_equal(bondc(&p.server)->fec_repaired, 1);
-	assert_int_equal(delivered_at(ip_id(DSCP_EF, 2)), 0);
-	assert_int_equal(delivered_at(ip_id(DSCP_EF, 1)), 1);
-	/* Acked as received: it is never sent again, and never delivered twice. */
+	assert_int_equal(delivered_at(ip_id(DSCP_EF, 4)), 2);
+	assert_int_equal(delivered_at(ip_id(DSCP_EF, 3)), 3);
+	/* Delivered once; acked as received, so resent at most by a loss detection that came first. */
 	assert_true(pair_settle(&p, p.now + 5 * SEC, 0));
-	assert_int_equal(bondc(&p.client)->retransmits, 0);
-	assert_int_equal(p.server.n_delivered, 2);
+	assert_true(bondc(&p.client)->retransmits <= 1);
+	assert_int_equal(p.server.n_delivered, 4);
 }
 
 static void test_a_block_the_stream_left_unfilled_goes_after_its_time(void **state)
