@@ -149,6 +149,21 @@ int conf_classes_read(struct conf_parse *p, const struct conf_sect *root)
 	return read_interactive(&s, c);
 }
 
+bool conf_classes_equal(const struct wb_conf_classes *a, const struct wb_conf_classes *b)
+{
+	if (a->rules.enabled != b->rules.enabled || a->rules.dscp != b->rules.dscp ||
+	    a->rules.n_ports != b->rules.n_ports || a->policy != b->policy || a->ordered != b->ordered ||
+	    a->fec != b->fec)
+		return false;
+	for (unsigned i = 0; i < a->rules.n_ports; i++) {
+		const struct wb_port_rule *x = &a->rules.ports[i], *y = &b->rules.ports[i];
+
+		if (x->proto != y->proto || x->lo != y->lo || x->hi != y->hi)
+			return false;
+	}
+	return true;
+}
+
 void conf_classes_to_lib(const struct wb_conf_classes *c, struct wb_classes *out)
 {
 	*out = (struct wb_classes){ .rules = c->rules, .policy = c->policy, .ordered = c->ordered, .fec = c->fec };

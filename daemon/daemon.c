@@ -571,7 +571,7 @@ static void reload_classes(struct daemon *d, const struct wb_config *next)
 {
 	struct wb_classes c;
 
-	if (!memcmp(&next->classes, &d->cfg.classes, sizeof(next->classes)))
+	if (conf_classes_equal(&next->classes, &d->cfg.classes))
 		return;
 	d->cfg.classes = next->classes;
 	conf_classes_to_lib(&d->cfg.classes, &c);
