@@ -34,10 +34,18 @@
 
 static struct pair p;
 
-/* The id of packet n with DSCP dscp: its first 8 bytes, an IPv4 header's start. */
+/*
+ * The id of packet n with DSCP dscp: its first 8 bytes, an IPv4 header's
+ * start (version and length, the TOS), then n; as the pair reads an id, in
+ * the host's order, whatever it is.
+ */
 static uint64_t ip_id(unsigned dscp, uint64_t n)
 {
-	return 0x45 | (uint64_t)(dscp << 2) << 8 | n << 16;
+	uint8_t b[8] = { 0x45, (uint8_t)(dscp << 2), (uint8_t)n, (uint8_t)(n >> 8), (uint8_t)(n >> 16) };
+	uint64_t id;
+
+	memcpy(&id, b, sizeof(id));
+	return id;
 }
 
 static int send_packet(unsigned dscp, uint64_t n, size_t len)
