@@ -8,7 +8,7 @@
 #   voice   50 packets/s of 200 bytes (UDP payload), DSCP EF
 #   game    60 packets/s of 100 bytes, DSCP CS4 (RFC 4594's real-time interactive)
 #
-# each with no other traffic, and beside an inner bulk TCP (iperf3, cubic)
+# each with no other traffic, and beside an inner bulk TCP (iperf3, BULK_CC)
 # upload (lan to srv) and download (srv to lan); the stream going the
 # bulk's way is the cell that matters, the other way is kept in the results.
 # Every uplink set (SETS) is measured with these contenders (CONTENDERS):
@@ -19,6 +19,8 @@
 #   classes            the bond with the traffic classes on (interactive:
 #                      duplicate); skipped, and said so, when this wanbondd
 #                      refuses the classes group
+#   classes-nofec      the same with fec = "off": what FEC adds, and costs
+#                      the bulk, where it turns on (not in the default list)
 #
 # Uplink sets (one way delay; queues as time at the rate):
 #
@@ -29,6 +31,10 @@
 #   lte     dsl as above beside the real LTE trace tests/traces/TMobile-LTE-short
 #           (16.7 Mbit/s down, 13.3 up on average), 30 ms, queue 100 ms;
 #           the trace starts again before each measurement
+#   lossy   the clean pair, both uplinks losing in bursts both ways:
+#           Gilbert-Elliott P = 1%, R = 25%: 3.8% mean loss each, so a
+#           packet and its copy are both lost 0.15% of the time, above the
+#           0.1% at which the classes' FEC turns on (not in the default list)
 #
 # For each cell a row (medians of RUNS runs): p50 / p99 / p99.9 ms, jitter,
 # loss, the bulk's Mbit/s and its ratio to the same contender's bulk alone,
@@ -46,8 +52,10 @@
 #
 # Environment: RUNS (3), SECS (20: the stream's seconds; the bulk runs 2 s
 # more, left out), SETS ("clean burst lte"), STREAMS ("voice game"), BULK
-# ("none up down"), CONTENDERS ("alone:1 alone:2 default redundant
-# classes"), TOL_MS (0.5), OUT (BUILD/bench/latency). LAT_QUICK=1: one run
+# ("none up down"), BULK_CC (cubic; or bbr), CONTENDERS ("alone:1 alone:2
+# default redundant classes"), TOL_MS (0.5), OUT (BUILD/bench/latency).
+# After each contender, the client's and the server's FEC counters
+# (fec_parity_sent, fec_repaired) go to the results, summed over both ends. LAT_QUICK=1: one run
 # of 8 s, the clean set only (for development). A whole run takes about
 # 2.5 hours: per set and run, each contender runs 8 measurements of SECS + 4 s.
 set -eu
@@ -63,6 +71,7 @@ SECS=${SECS:-20}
 SETS=${SETS:-clean burst lte}
 STREAMS=${STREAMS:-voice game}
 BULK=${BULK:-none up down}
+BULK_CC=${BULK_CC:-cubic}
 CONTENDERS=${CONTENDERS:-alone:1 alone:2 default redundant classes}
 TOL_MS=${TOL_MS:-0.5}
 OUT=${OUT:-$NT_BUILD/bench/latency}
@@ -88,6 +97,8 @@ set_uplink() {
 	clean:1 | burst:1 | lte:1) echo "dsl $dsl" ;;
 	clean:2) echo "lte $lte" ;;
 	burst:2) echo "lte-burst $lte loss gemodel 0.51% 25% 100% 0%" ;;
+	lossy:1) echo "dsl-lossy $dsl loss gemodel 1% 25% 100% 0%" ;;
+	lossy:2) echo "lte-lossy $lte loss gemodel 1% 25% 100% 0%" ;;
 	lte:2) echo "lte-trace delay 30ms limit 100ms a2b trace $TRACE.up b2a trace $TRACE.down" ;;
 	*) nt_die "unknown uplink set $1" ;;
 	esac
@@ -97,6 +108,7 @@ set_title() {
 	clean) echo "clean pair: dsl 50 Mbit/s 10 ms + lte 20 Mbit/s 30 ms" ;;
 	burst) echo "burst-loss pair: dsl + lte losing 2% in bursts (Gilbert-Elliott 0.51% 25% 100% 0%)" ;;
 	lte) echo "real LTE: dsl + the TMobile LTE trace, 30 ms" ;;
+	lossy) echo "lossy pair: dsl + lte, both losing 3.8% in bursts (Gilbert-Elliott 1% 25% 100% 0%)" ;;
 	esac
 }
 uplink_name() { set_uplink "$1" "$2" | awk '{ print $1 }'; }
@@ -107,10 +119,11 @@ nt_wb_keys server
 nt_wb_keys home
 SCONF=$NT_TMP/server.conf
 CCONF=$NT_TMP/client.conf
-# Cubic for the bulk: iperf3 -C sets it on both ends (TCP_CONGESTION; root in a
-# namespace may pick any the kernel has, whatever the host allows by default).
-grep -qw cubic /proc/sys/net/ipv4/tcp_available_congestion_control || modprobe tcp_cubic 2>/dev/null ||
-	nt_die "the kernel has no cubic congestion control"
+# The bulk's congestion control: iperf3 -C sets it on both ends (TCP_CONGESTION;
+# root in a namespace may pick any the kernel has, whatever the host allows by
+# default).
+grep -qw "$BULK_CC" /proc/sys/net/ipv4/tcp_available_congestion_control || modprobe "tcp_$BULK_CC" 2>/dev/null ||
+	nt_die "the kernel has no $BULK_CC congestion control"
 
 CLASSES_ON='classes: {
 	enabled = true;
@@ -123,6 +136,7 @@ CLASSES_ON='classes: {
 	};
 };'
 CLASSES_OFF=${CLASSES_ON/enabled = true/enabled = false}
+CLASSES_NOFEC=${CLASSES_ON/fec = \"auto\"/fec = \"off\"}
 
 # Does this wanbondd take the classes group? Its configuration check says, for
 # a client (HAVE_CLASSES) and for a server (SERVER_CLASSES: the group goes in
@@ -161,6 +175,20 @@ start_paths() {
 }
 
 DAEMONS=()
+# fec_counters SET CONTENDER RUN: the FEC counters of both ends, summed, as
+# result lines (before the daemons stop).
+fec_counters() {
+	local k sum v status
+	for k in fec_parity_sent fec_repaired; do
+		sum=0
+		for i in 0 1; do
+			status=$(nt_wb_status "${DAEMONS[$i]}" "$([ "$i" = 0 ] && echo "$SCONF" || echo "$CCONF").log" 2>/dev/null) || continue
+			v=$(nt_wb_field "$(nt_wb_counters "$status" home)" "$k")
+			sum=$((sum + ${v:-0}))
+		done
+		echo "$1 - - counters $2 $3 $k $sum"
+	done
+}
 stop_daemons() {
 	for pid in "${DAEMONS[@]}"; do nt_stop "$pid"; done
 	DAEMONS=()
@@ -180,7 +208,11 @@ start_bond() {
 	nt_wb_client_conf "$CCONF" home 10.255.0.2/30 10.2.0.0/24 "${ups[@]}"
 	for f in "$SCONF" "$CCONF"; do printf '%s\n' "$extra" >>"$f"; done
 	if [ "$HAVE_CLASSES" = 1 ]; then
-		classes=$([ "$c" = classes ] && echo "$CLASSES_ON" || echo "$CLASSES_OFF")
+		case $c in
+		classes) classes=$CLASSES_ON ;;
+		classes-nofec) classes=$CLASSES_NOFEC ;;
+		*) classes=$CLASSES_OFF ;;
+		esac
 		printf '%s\n' "$classes" >>"$CCONF"
 		[ "$SERVER_CLASSES" = 1 ] && printf '%s\n' "$classes" >>"$SCONF"
 	fi
@@ -219,7 +251,7 @@ measure() {
 		[ "$bulk" = down ] && flag=-R
 		# iperf3 runs WARM + SECS seconds, WARM left out: its rate is over the stream's seconds.
 		nt_bg lan "$iperf_log" timeout $((SECS + WARM + 30)) iperf3 -J -c 10.2.0.2 -p "$port" \
-			-t "$SECS" -O "$WARM" -C cubic $flag
+			-t "$SECS" -O "$WARM" -C "$BULK_CC" $flag
 		iperf_pid=$NT_LAST_PID
 		sleep "$WARM"
 	fi
@@ -265,7 +297,7 @@ measure() {
 		local mbit cc
 		mbit=$(jq -r '(.end.sum_received.bits_per_second // 0) / 1e6' "$iperf_log" 2>/dev/null || echo 0)
 		cc=$(jq -r '.end.sender_tcp_congestion // "?"' "$iperf_log" 2>/dev/null || echo "?")
-		[ "$cc" = cubic ] || nt_log "  $tag: the bulk's sender ran $cc, not cubic"
+		[ "$cc" = "$BULK_CC" ] || nt_log "  $tag: the bulk's sender ran $cc, not $BULK_CC"
 		if [ "$stream" = - ]; then
 			echo "$set - $bulk bulk $c $run bulk_mbit $mbit"
 			eval "BULK_ALONE_$bulk=$mbit"
@@ -287,6 +319,7 @@ run_contender() {
 		[ "$b" != none ] && measure "$set" "$c" "$run" "$b" -
 		for s in $STREAMS; do measure "$set" "$c" "$run" "$b" "$s"; done
 	done >>"$OUT/results.txt"
+	fec_counters "$set" "$c" "$run" >>"$OUT/results.txt"
 	stop_daemons
 }
 
@@ -297,7 +330,7 @@ mkdir -p "$OUT/raw" "$OUT/delays"
 : >"$OUT/titles.txt"
 ACTIVE=""
 for c in $CONTENDERS; do
-	[ "$c" = classes ] && [ "$HAVE_CLASSES" != 1 ] && continue
+	case $c in classes*) [ "$HAVE_CLASSES" != 1 ] && continue ;; esac
 	ACTIVE+="$c "
 done
 echo "latency benchmark: $RUNS run(s) of $SECS s per cell; sets: $SETS; streams: $STREAMS; bulk: $BULK"
@@ -307,6 +340,7 @@ echo "contenders: $ACTIVE"
 	echo "secs $SECS"
 	echo "runs $RUNS"
 	echo "tol_ms $TOL_MS"
+	echo "cc $BULK_CC"
 	echo "contenders $ACTIVE"
 	[ -n "$CLASSES_NOTE" ] && echo "note $CLASSES_NOTE"
 	for set in $SETS; do

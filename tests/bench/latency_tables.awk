@@ -32,6 +32,7 @@ FNR == NR {
 	if ($1 == "secs") secs = $2
 	else if ($1 == "runs") runs = $2
 	else if ($1 == "tol_ms") tol = $2
+	else if ($1 == "cc") bulk_cc = $2
 	else if ($1 == "contenders") { for (i = 2; i <= NF; i++) cont[++ncont] = $i }
 	else if ($1 == "note") { $1 = ""; note = substr($0, 2) }
 	else if ($1 == "set") { s = $2; $1 = $2 = ""; title[s] = substr($0, 3); sets[++nsets] = s }
@@ -46,7 +47,7 @@ FNR == NR {
 }
 
 END {
-	printf "latency benchmark: medians of %s run(s) of %s s; delays one way in ms; bulk: an inner TCP (cubic)\n", runs, secs
+	printf "latency benchmark: medians of %s run(s) of %s s; delays one way in ms; bulk: an inner TCP (%s)\n", runs, secs, bulk_cc == "" ? "cubic" : bulk_cc
 	if (note != "") printf "note: %s\n", note
 	ndirs = split("up down", dirs, " ")
 	ncells = split("none same", cells, " ")
@@ -96,6 +97,15 @@ END {
 				fmt(med(set, "-", "down", "bulk", cont[i], "bulk_mbit"), "%.1f")
 		}
 		printf "\n"
+		# FEC's work over each contender's measurements (both ends, summed).
+		line = ""
+		for (i = 1; i <= ncont; i++) {
+			par = med(set, "-", "-", "counters", cont[i], "fec_parity_sent")
+			if (par == "" || alone(cont[i])) continue
+			line = line sprintf(" %s parity %d repaired %d;", cont[i], par,
+				med(set, "-", "-", "counters", cont[i], "fec_repaired"))
+		}
+		if (line != "") printf "fec, per run (medians):%s\n", line
 	}
 	printf "\ntargets (classes' targets; the other bond contenders judged the same way for reference):\n"
 	printf "  (a) beside the bulk, p99 <= best uplink alone + 10 ms; on the burst set loss <= 0.1%%\n"
