@@ -64,6 +64,7 @@ struct wb_bond {
 	unsigned hs_next_uplink;
 	uint64_t last_sent_time;   /* the newest initiation timestamp sent, Unix ns (wb_tai64n_floor) */
 	uint64_t peer_incarnation; /* of the peer behind the current session; 0 before the first */
+	uint8_t peer_caps;         /* WB_CAP_*: what it reads (wire.h); 0 before the first session */
 	/* Responder: the newest timestamp accepted, and when, against replays and floods. */
 	uint8_t last_timestamp[WB_TAI64N_LEN];
 	uint64_t last_initiation_ns;

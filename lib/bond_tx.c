@@ -418,12 +418,18 @@ void wb_bond_send_parity(struct wb_bond *b, uint64_t now)
 	}
 }
 
-/* What an interactive packet is sent as: its class, and unordered unless the class keeps order. */
+/*
+ * What an interactive packet is sent as: its class, and unordered unless the
+ * class keeps order or the peer cannot read it so (an older wanbondd, which
+ * gets it as ordinary data: wire.h, WB_CAP_CLASSES).
+ */
 static uint8_t class_flags(const struct wb_bond *b, const struct wb_txq *q)
 {
+	bool unordered = !b->tuning.classes.ordered && (b->peer_caps & WB_CAP_CLASSES);
+
 	if (q != &b->txq_interactive)
 		return 0;
-	return (uint8_t)(WB_SND_INTERACTIVE | (b->tuning.classes.ordered ? 0 : WB_SND_UNORDERED));
+	return (uint8_t)(WB_SND_INTERACTIVE | (unordered ? WB_SND_UNORDERED : 0));
 }
 
 /*

@@ -329,6 +329,19 @@ struct wb_bond *wb_handshake_on_initiation(struct wb_device *d, uint64_t now, co
 }
 
 /*
+ * What the peer reads, once per incarnation of it: an older wanbondd drops a
+ * datagram with a frame it does not know, so the interactive class goes to
+ * it as ordinary data, in order and without parity (bond_tx.c).
+ */
+static void learn_peer_caps(struct wb_bond *b)
+{
+	b->peer_caps = b->current->peer_caps;
+	if (!(b->peer_caps & WB_CAP_CLASSES) && b->tuning.classes.rules.enabled && !b->tuning.classes.ordered)
+		wb_bond_log(b, WB_LOG_NOTICE, NULL,
+			    "the peer reads no traffic-class frames (an older wanbondd): interactive packets go to it in order and without FEC until it is upgraded");
+}
+
+/*
  * The new current session is in use. If the peer behind it is another
  * incarnation than the one before, it restarted: the sessions of the old one
  * go (anything late sealed with them is stale), and the reliable layer
@@ -344,6 +357,8 @@ static void session_in_use(struct wb_bond *b, uint64_t now, bool rekey)
 		free_session(b, &b->previous);
 		wb_bond_peer_restarted(b, now);
 	}
+	if (incarnation != b->peer_incarnation)
+		learn_peer_caps(b);
 	b->peer_incarnation = incarnation;
 }
 

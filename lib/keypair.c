@@ -20,6 +20,7 @@ struct wb_keypair *wb_keypair_new(enum wb_cipher c, const struct wb_noise_keys *
 	kp->remote_index = k->remote_index;
 	kp->initiator = k->initiator;
 	kp->peer_incarnation = k->remote_incarnation;
+	kp->peer_caps = k->remote_caps;
 	kp->born_ns = now;
 	for (int i = 0; i < WB_MAX_UPLINKS; i++)
 		wb_replay_init(&kp->replay[i]);

@@ -21,6 +21,7 @@ struct wb_keypair {
 	uint32_t local_index, remote_index;
 	uint64_t born_ns;
 	uint64_t peer_incarnation;               /* sealed in the peer's handshake message */
+	uint8_t peer_caps;                       /* WB_CAP_*: what the peer reads, from its handshake message */
 	bool initiator;
 	uint64_t sealed;                         /* messages sealed, all uplinks together */
 	uint64_t opened;                         /* messages opened, all uplinks together */

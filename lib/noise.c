@@ -94,6 +94,7 @@ int wb_noise_local_init(struct wb_noise_local *l, const uint8_t private_key[WB_K
 		rc = wb_hash2(l->mac1_key, WB_LABEL_MAC1, strlen(WB_LABEL_MAC1), l->public_key, WB_KEY_LEN);
 	if (!rc)
 		rc = wb_hash2(l->cookie_key, WB_LABEL_COOKIE, strlen(WB_LABEL_COOKIE), l->public_key, WB_KEY_LEN);
+	l->caps = WB_CAPS_ALL;
 	if (rc)
 		wb_wipe(l, sizeof(*l));
 	return rc;
@@ -160,6 +161,7 @@ int wb_noise_create_initiation(struct wb_msg_initiation *msg, struct wb_noise_ha
 		return -EINVAL;
 	memset(msg, 0, sizeof(*msg));
 	msg->type = WB_MSG_INITIATION;
+	msg->caps = l->caps;
 	wb_put_le32(&msg->sender_index, local_index);
 	wb_tai64n(payload, unix_ns);
 	wb_put_le64(payload + WB_TAI64N_LEN, l->incarnation);
@@ -211,6 +213,7 @@ int wb_noise_open_initiation(const struct wb_msg_initiation *msg, struct wb_nois
 		rc = open_and_hash(t.remote_static, t.hash, key, msg->encrypted_static, sizeof(msg->encrypted_static));
 	if (!rc) {
 		t.remote_index = wb_get_le32(&msg->sender_index);
+		t.remote_caps = msg->caps;
 		*hs = t;
 	}
 	wb_wipe(&t, sizeof(t));
@@ -253,6 +256,7 @@ int wb_noise_create_response(struct wb_msg_response *msg, struct wb_noise_handsh
 		return -EINVAL;
 	memset(msg, 0, sizeof(*msg));
 	msg->type = WB_MSG_RESPONSE;
+	msg->caps = l->caps;
 	wb_put_le32(&msg->sender_index, local_index);
 	wb_put_le32(&msg->receiver_index, t.remote_index);
 	wb_put_le64(incarnation, l->incarnation);
@@ -304,6 +308,7 @@ int wb_noise_consume_response(const struct wb_msg_response *msg, struct wb_noise
 				   sizeof(msg->encrypted_incarnation));
 	if (!rc) {
 		t.remote_incarnation = wb_get_le64(incarnation);
+		t.remote_caps = msg->caps;
 		t.state = WB_NOISE_CONSUMED_RESPONSE;
 		t.remote_index = wb_get_le32(&msg->sender_index);
 		memcpy(t.remote_ephemeral, msg->ephemeral, WB_KEY_LEN);
@@ -329,6 +334,7 @@ int wb_noise_derive_keys(struct wb_noise_handshake *hs, struct wb_noise_keys *ke
 		keys->local_index = hs->local_index;
 		keys->remote_index = hs->remote_index;
 		keys->remote_incarnation = hs->remote_incarnation;
+		keys->remote_caps = hs->remote_caps;
 		keys->initiator = initiator;
 	}
 	wb_wipe(first, sizeof(first));

@@ -26,6 +26,7 @@ struct wb_noise_local {
 	uint8_t mac1_key[WB_HASH_LEN];   /* HASH(LABEL_MAC1 || public_key): checks mac1 sent to us */
 	uint8_t cookie_key[WB_HASH_LEN]; /* HASH(LABEL_COOKIE || public_key): seals our cookie replies */
 	uint64_t incarnation;            /* sealed in every handshake message we send (wire.h) */
+	uint8_t caps;                    /* WB_CAP_*: what we read, in every handshake message we send */
 };
 
 /* A peer we may talk to, with what can be computed before any handshake. */
@@ -54,6 +55,7 @@ struct wb_noise_handshake {
 	uint8_t remote_ephemeral[WB_KEY_LEN];
 	uint8_t remote_static[WB_KEY_LEN];
 	uint64_t remote_incarnation; /* once its message is opened */
+	uint8_t remote_caps;         /* WB_CAP_*, from its message */
 	uint8_t hash[WB_HASH_LEN];
 	uint8_t chaining_key[WB_HASH_LEN];
 };
@@ -64,6 +66,7 @@ struct wb_noise_keys {
 	uint8_t recv[WB_KEY_LEN];
 	uint32_t local_index, remote_index;
 	uint64_t remote_incarnation;
+	uint8_t remote_caps;
 	bool initiator;
 };
 

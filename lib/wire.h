@@ -34,10 +34,23 @@ enum wb_msg_type {
  */
 #define WB_INCARNATION_LEN 8
 
+/*
+ * What a side reads beyond the first protocol: a bit field in the byte after
+ * the type of its handshake messages, which wanbondd before the traffic
+ * classes left zero and never read. A side sends what the peer's last
+ * handshake message said it reads, and nothing newer, so either end can be
+ * upgraded first (docs/protocol.md, "Capabilities").
+ */
+enum {
+	WB_CAP_CLASSES = 1 << 0, /* the unordered data (0x0A) and parity (0x0B) frames */
+};
+#define WB_CAPS_ALL WB_CAP_CLASSES
+
 /* Noise IKpsk2 handshake, first message: initiator -> responder. */
 struct wb_msg_initiation {
 	uint8_t type;
-	uint8_t reserved[3];
+	uint8_t caps; /* WB_CAP_*: what the initiator reads */
+	uint8_t reserved[2];
 	uint32_t sender_index;
 	uint8_t ephemeral[WB_KEY_LEN];
 	uint8_t encrypted_static[WB_KEY_LEN + WB_TAG_LEN];
@@ -50,7 +63,8 @@ struct wb_msg_initiation {
 /* Second message: responder -> initiator. */
 struct wb_msg_response {
 	uint8_t type;
-	uint8_t reserved[3];
+	uint8_t caps; /* WB_CAP_*: what the responder reads */
+	uint8_t reserved[2];
 	uint32_t sender_index;
 	uint32_t receiver_index;
 	uint8_t ephemeral[WB_KEY_LEN];

@@ -7,7 +7,8 @@
  * before bulk packets queued ahead of it; a packet lost on every uplink is
  * rebuilt from the class's parity with no resend; the outer datagram
  * carries the inner DSCP when asked to. The same without classes shows what
- * changed: the call's packet waits for the gap.
+ * changed: the call's packet waits for the gap. A peer that reads no
+ * traffic-class frames (an older wanbondd) gets the call as ordinary data.
  *
  * Packets are IPv4 headers whose first 8 bytes are also the pair's id: the
  * version and header length, the TOS with its DSCP, then a number.
@@ -23,6 +24,7 @@
 
 #include "bond.h"
 #include "classify.h"
+#include "device.h"
 #include "frame.h"
 #include "keypair.h"
 #include "pair.h"
@@ -376,6 +378,34 @@ static void test_the_outer_datagram_carries_the_inner_dscp(void **state)
 	assert_int_equal(outer_dscp_of(ip_id(DSCP_EF, 3)), 0);
 }
 
+static void test_an_older_peer_gets_the_call_as_ordinary_data(void **state)
+{
+	struct wb_bond_tuning t = with_classes(WB_CLASS_POLICY_DUPLICATE);
+	enum wb_frame_type type = WB_FRAME_PADDING;
+
+	(void)state;
+	/* The server says in its response that it reads none of the new frames, as one before them. */
+	pair_init(&p, &(struct pair_options){ .n_uplinks = 2, .tuning = t });
+	p.server.dev->local.caps = 0;
+	pair_run_until(&p, p.now + 10 * MS);
+	pair_run_until(&p, p.now + 1 * SEC);
+	assert_int_equal(p.client.bond->peer_caps, 0);
+	assert_int_equal(p.server.bond->peer_caps, WB_CAPS_ALL);
+	lossy_uplinks();
+	/* Still first, still copied, but in the frame it reads and with no parity. */
+	assert_int_equal(send_packet(DSCP_EF, 1, 160), 0);
+	assert_int_equal(send_packet(DSCP_EF, 2, 200), 0);
+	assert_int_equal(uplinks_carrying(ip_id(DSCP_EF, 1), &type), 3);
+	assert_int_equal(type, WB_FRAME_DATA);
+	assert_int_equal(uplinks_carrying(ip_id(DSCP_EF, 2), &type), 3);
+	assert_int_equal(type, WB_FRAME_DATA);
+	assert_int_equal(bondc(&p.client)->interactive_tx_packets, 2);
+	assert_int_equal(bondc(&p.client)->fec_parity_sent, 0);
+	assert_true(pair_settle(&p, p.now + 5 * SEC, 0));
+	assert_int_equal(p.server.n_delivered, 2);
+	assert_int_equal(bondc(&p.server)->interactive_rx_early, 0);
+}
+
 #define T(f) cmocka_unit_test_teardown(f, teardown)
 
 int main(void)
@@ -388,6 +418,7 @@ int main(void)
 		T(test_a_packet_lost_everywhere_is_rebuilt_from_the_parity),
 		T(test_a_block_the_stream_left_unfilled_goes_after_its_time),
 		T(test_the_outer_datagram_carries_the_inner_dscp),
+		T(test_an_older_peer_gets_the_call_as_ordinary_data),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

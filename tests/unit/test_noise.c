@@ -114,8 +114,10 @@ static void test_full_handshake_gives_matching_keys(void **state)
 	parties(&i, &r, 7, 7);
 	i.local.incarnation = 0x1122334455667788ULL;
 	r.local.incarnation = 0x99aabbccddeeff00ULL;
+	r.local.caps = 0; /* a responder from before the capabilities: the byte left zero */
 	initiation(&init, &hi, &i);
 	assert_int_equal(init.type, WB_MSG_INITIATION);
+	assert_int_equal(init.caps, WB_CAPS_ALL);
 	assert_int_equal(receive_initiation(&init, &hr, &r, ts), 0);
 	assert_int_equal(hr.state, WB_NOISE_CONSUMED_INITIATION);
 	assert_memory_equal(hr.remote_static, i.local.public_key, WB_KEY_LEN);
@@ -142,6 +144,9 @@ static void test_full_handshake_gives_matching_keys(void **state)
 	/* Each side learnt the other's incarnation, sealed in its message. */
 	assert_true(ki.remote_incarnation == r.local.incarnation);
 	assert_true(kr.remote_incarnation == i.local.incarnation);
+	/* And what it reads. */
+	assert_int_equal(kr.remote_caps, WB_CAPS_ALL);
+	assert_int_equal(ki.remote_caps, 0);
 	/* The handshakes are wiped once their keys are out. */
 	assert_int_equal(hi.state, WB_NOISE_ZEROED);
 	assert_true(all_zero(hi.chaining_key, sizeof(hi.chaining_key)));
