@@ -114,7 +114,7 @@ TOOL_BINS += $(if $(wildcard tests/tools/notify_probe.c),$(BUILD)/tests/tools/no
 
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
 
-.PHONY: all deps check check-unit check-sweep check-netns demo bench fuzz install install-linkem deb clean unit-bins replay-bins tool-bins
+.PHONY: all deps check check-unit check-sweep check-netns check-interop demo bench fuzz install install-linkem deb clean unit-bins replay-bins tool-bins
 # What a system running wanbond needs: the daemon and its CLI.
 PROGRAMS := $(if $(wildcard $(DAEMON_MAIN)),$(BUILD)/bin/wanbondd) $(BUILD)/bin/wanbond
 all: $(BUILD)/bin/linkem $(BUILD)/bin/wb-latprobe $(PROGRAMS)
@@ -240,6 +240,21 @@ check-sweep: $(SIM_BIN) $(TOOL_BINS)
 
 check-netns: all $(TOOL_BINS)
 	@tests/netns/run.sh $(BUILD)
+
+# A wanbondd from before the traffic classes (the commit before them), built
+# from the project's history, beside this one both ways round
+# (tests/netns/interop_older.sh). .ci/run runs it after make check.
+INTEROP_OLDER = 983e0a91779816f27c888fc7e5276306c878f5b5
+INTEROP_DIR = $(BUILD)/interop-$(INTEROP_OLDER)
+check-interop: all
+	@if [ ! -x $(INTEROP_DIR)/build/bin/wanbondd ]; then \
+		git rev-parse -q --verify $(INTEROP_OLDER)^{commit} >/dev/null || \
+			{ echo "check-interop needs the project's git history (commit $(INTEROP_OLDER))" >&2; exit 1; }; \
+		rm -rf $(INTEROP_DIR) && mkdir -p $(INTEROP_DIR)/src && \
+		git archive $(INTEROP_OLDER) | tar -x -C $(INTEROP_DIR)/src && \
+		$(MAKE) -s -C $(INTEROP_DIR)/src BUILD=$(abspath $(INTEROP_DIR))/build all; \
+	fi
+	@tests/netns/interop_older.sh $(BUILD) $(INTEROP_DIR)/build
 
 # ---- Other architectures (tests/cross.sh, docs/testing.md): the daemon, the
 # CLI, the unit tests and wbsim cross-built for each of CROSS_ARCHES (arm64
