@@ -178,15 +178,11 @@ DAEMONS=()
 # fec_counters SET CONTENDER RUN: the FEC counters of both ends, summed, as
 # result lines (before the daemons stop).
 fec_counters() {
-	local k sum v status
+	local k server client
 	for k in fec_parity_sent fec_repaired; do
-		sum=0
-		for i in 0 1; do
-			status=$(nt_wb_status "${DAEMONS[$i]}" "$([ "$i" = 0 ] && echo "$SCONF" || echo "$CCONF").log" 2>/dev/null) || continue
-			v=$(nt_wb_field "$(nt_wb_counters "$status" home)" "$k")
-			sum=$((sum + ${v:-0}))
-		done
-		echo "$1 - - counters $2 $3 $k $sum"
+		server=$(nt_wb_counter "${DAEMONS[0]}" "$SCONF.log" "$k")
+		client=$(nt_wb_counter "${DAEMONS[1]}" "$CCONF.log" "$k")
+		echo "$1 - - counters $2 $3 $k $((${server:-0} + ${client:-0}))"
 	done
 }
 stop_daemons() {

@@ -37,11 +37,6 @@ nt_uplink_start 1 rate 30mbit delay 10ms limit 40ms seed 1
 nt_uplink_start 2 rate 10mbit delay 25ms limit 60ms loss 3% seed 2
 nt_wb_home_pair
 
-# counter PID LOG NAME: one of the bond's counters now.
-counter() { nt_wb_field "$(nt_wb_counters "$(nt_wb_status "$1" "$2")" home)" "$3"; }
-# answered OUTPUT: the pings answered, from ping's summary.
-answered() { awk '/received/ { for (i = 1; i <= NF; i++) if ($i ~ /^received/) print $(i - 1) }' <<<"$1"; }
-
 # one_round LABEL CLIENT_BINARY SERVER_BINARY NEWER_SIDE (client or server)
 one_round() {
 	local label=$1 newer_side=$4 spid cpid npid nlog out port iperf
@@ -54,7 +49,7 @@ one_round() {
 	nt_wait_log "$CCONF.log" "session established" 10 || nt_die "$label: no session"
 	[ -n "$(nt_wait_ping lan "$SRV" 10)" ] || nt_die "$label: no ping through the tunnel"
 	if [ "$newer_side" = client ]; then npid=$cpid nlog=$CCONF.log; else npid=$spid nlog=$SCONF.log; fi
-	tx0=$(counter "$npid" "$nlog" interactive_tx_packets)
+	tx0=$(nt_wb_counter "$npid" "$nlog" interactive_tx_packets)
 	port=$(nt_free_port srv "$NT_PORT_BASE")
 	nt_iperf_server srv "$SRV" "$port"
 	nt_bg lan "$NT_TMP/iperf-$newer_side.json" iperf3 -J -c "$SRV" -p "$port" -t 6
@@ -63,11 +58,11 @@ one_round() {
 	out=$(nt_run lan ping -q -n -Q "$EF_TOS" -c "$PINGS" -i 0.02 -W 2 "$SRV" 2>&1 || true)
 	wait "$iperf" || true
 	echo "  ($(grep -E 'rtt|round-trip' <<<"$out" || echo "no rtt line"))"
-	nt_expect_range "pings answered of $PINGS" "$(answered "$out")" "$PINGS" "$PINGS"
-	nt_expect_range "server: frames it could not parse" "$(counter "$spid" "$SCONF.log" malformed)" 0 0
-	nt_expect_range "client: frames it could not parse" "$(counter "$cpid" "$CCONF.log" malformed)" 0 0
+	nt_expect_range "pings answered of $PINGS" "$(nt_ping_answered "$out")" "$PINGS" "$PINGS"
+	nt_expect_range "server: frames it could not parse" "$(nt_wb_counter "$spid" "$SCONF.log" malformed)" 0 0
+	nt_expect_range "client: frames it could not parse" "$(nt_wb_counter "$cpid" "$CCONF.log" malformed)" 0 0
 	nt_expect_range "$newer_side (newer): its pings or answers sent as interactive" \
-		$(($(counter "$npid" "$nlog" interactive_tx_packets) - tx0)) "$PINGS" $((PINGS + 20))
+		$(($(nt_wb_counter "$npid" "$nlog" interactive_tx_packets) - tx0)) "$PINGS" $((PINGS + 20))
 	nt_expect_true "$newer_side (newer) logged why, once" [ "$(grep -c "$NOTICE" "$nlog")" = 1 ]
 	nt_stop "$cpid"
 	nt_stop "$spid"

@@ -461,6 +461,14 @@ nt_wb_counters() {
 	grep -E -- "^<[0-9]>$2: counters: " <<<"$1" || true
 }
 
+# nt_wb_counter PID LOG NAME: one counter of the bond "home" of that daemon, now.
+nt_wb_counter() { nt_wb_field "$(nt_wb_counters "$(nt_wb_status "$1" "$2")" home)" "$3"; }
+
+# nt_ping_answered OUTPUT: the replies ping's summary counts in its output.
+nt_ping_answered() {
+	awk '/received/ { for (i = 1; i <= NF; i++) if ($i ~ /^received/) print $(i - 1) }' <<<"$1"
+}
+
 # ---- files over TCP ------------------------------------------------------------
 
 # nt_tcp_sink NAME ADDR PORT OUT: a one-shot TCP listener in NAME writing what

@@ -38,12 +38,8 @@ nt_wait_log "$CCONF.log" "session established" 10 || nt_die "no session"
 [ -n "$(nt_wait_ping lan "$SRV" 10)" ] || nt_die "no ping through the tunnel"
 sleep 1
 
-# counter WHO PID LOG NAME: one of the bond's counters now.
-counter() { nt_wb_field "$(nt_wb_counters "$(nt_wb_status "$2" "$3")" home)" "$4"; }
-client_counter() { counter client "$CPID" "$CCONF.log" "$1"; }
-server_counter() { counter server "$SPID" "$SCONF.log" "$1"; }
-# answered OUTPUT: the pings answered, from ping's summary.
-answered() { awk '/received/ { for (i = 1; i <= NF; i++) if ($i ~ /^received/) print $(i - 1) }' <<<"$1"; }
+client_counter() { nt_wb_counter "$CPID" "$CCONF.log" "$1"; }
+server_counter() { nt_wb_counter "$SPID" "$SCONF.log" "$1"; }
 
 echo "a. $PINGS pings marked EF beside an upload"
 tx0=$(client_counter interactive_tx_packets)
@@ -64,7 +60,7 @@ wait "$COUNT" || true
 echo "  ($(grep -E 'rtt|round-trip' <<<"$out" || echo "no rtt line"))"
 upload=$(jq -r '.end.sum_received.bits_per_second // 0' "$NT_TMP/iperf-up.json")
 echo "  (the upload beside them: $(awk -v b="$upload" 'BEGIN { printf "%.1f", b / 1e6 }') Mbit/s)"
-nt_expect_range "pings answered of $PINGS" "$(answered "$out")" "$PINGS" "$PINGS"
+nt_expect_range "pings answered of $PINGS" "$(nt_ping_answered "$out")" "$PINGS" "$PINGS"
 nt_expect_range "client: interactive packets sent" $(($(client_counter interactive_tx_packets) - tx0)) "$PINGS" $((PINGS + 20))
 nt_expect_range "client: copies of them on the other uplink" $(($(client_counter interactive_copies) - copies0)) $((PINGS * 8 / 10)) $((PINGS + 20))
 nt_expect_range "server: interactive packets delivered" $(($(server_counter interactive_rx_packets) - rx0)) "$PINGS" $((PINGS + 20))
@@ -88,7 +84,7 @@ kill -HUP "$CPID"
 nt_wait_log "$CCONF.log" "reload: traffic classes off" 5 || nt_die "the reload did not turn the classes off"
 tx0=$(client_counter interactive_tx_packets)
 out=$(nt_run lan ping -q -n -Q "$EF_TOS" -c 50 -i 0.02 -W 2 "$SRV" 2>&1 || true)
-nt_expect_range "pings answered of 50" "$(answered "$out")" 50 50
+nt_expect_range "pings answered of 50" "$(nt_ping_answered "$out")" 50 50
 nt_expect_range "client: interactive packets sent since" $(($(client_counter interactive_tx_packets) - tx0)) 0 0
 nt_expect_true "the reload said so once" [ "$(tail -n +"$((lines + 1))" "$CCONF.log" | grep -c 'reload: traffic classes off')" = 1 ]
 nt_finish

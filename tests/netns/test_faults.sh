@@ -237,10 +237,7 @@ first_answer_after() {
 	done
 	echo "$got"
 }
-pings_answered() {
-	nt_run lan ping -q -n -c 20 -i 0.05 -W 2 "$SRV" 2>/dev/null |
-		awk '/received/ { for (i = 1; i <= NF; i++) if ($i ~ /^received/) print $(i - 1) }' || true
-}
+pings_answered() { nt_ping_answered "$(nt_run lan ping -q -n -c 20 -i 0.05 -W 2 "$SRV" 2>/dev/null || true)"; }
 
 sha_of() { sha256sum <"$1" 2>/dev/null | awk '{ print $1 }' || echo missing; }
 size_of() { stat -c %s "$1" 2>/dev/null || echo 0; }

@@ -67,10 +67,7 @@ start() { if [ "$1" = server ]; then start_server; else start_client; fi; }
 
 wait_ping() { nt_wait_ping lan "$SRV" "$1"; }
 
-pings_answered() {
-	nt_run lan ping -q -n -c 20 -i 0.05 -W 2 "$SRV" 2>/dev/null |
-		awk '/received/ { for (i = 1; i <= NF; i++) if ($i ~ /^received/) print $(i - 1) }' || true
-}
+pings_answered() { nt_ping_answered "$(nt_run lan ping -q -n -c 20 -i 0.05 -W 2 "$SRV" 2>/dev/null || true)"; }
 
 # push: over PUSH_PACKETS small UDP packets each way at once (iperf3 --bidir), lan <-> srv.
 push() {
