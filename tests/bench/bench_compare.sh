@@ -124,7 +124,7 @@ start_bond() {
 	nt_wb_start vps "$SCONF"; SERVER_PID=$NT_LAST_PID; DAEMONS+=("$NT_LAST_PID")
 	nt_wb_start router "$CCONF"; CLIENT_PID=$NT_LAST_PID; DAEMONS+=("$NT_LAST_PID")
 	nt_wait_log "$CCONF.log" "session established" 10 || nt_die "$sc $row: no session"
-	nt_wait_log "$CCONF.log" "probing -> up" 10 || true
+	nt_wb_wait_up "$CCONF.log" "$n" 10 || nt_log "  $sc $row: not every uplink came up in 10 s"
 	sleep 1
 }
 

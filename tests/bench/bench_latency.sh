@@ -192,7 +192,7 @@ stop_daemons() {
 }
 # start_bond SET CONTENDER: both daemons, with the contender's uplinks and settings.
 start_bond() {
-	local set=$1 c=$2 ups=() extra="" n classes
+	local set=$1 c=$2 ups=() extra="" classes
 	case $c in
 	alone:*) ups=("$(uplink_name "$set" "${c#alone:}"):wan${c#alone:}") ;;
 	*) ups=("$(uplink_name "$set" 1):wan1" "$(uplink_name "$set" 2):wan2") ;;
@@ -215,13 +215,7 @@ start_bond() {
 	nt_wb_start vps "$SCONF"; DAEMONS+=("$NT_LAST_PID")
 	nt_wb_start router "$CCONF"; DAEMONS+=("$NT_LAST_PID")
 	nt_wait_log "$CCONF.log" "session established" 10 || nt_die "$set $c: no session"
-	n=0
-	for _ in $(seq 100); do
-		n=$(grep -cE "^<[0-9]>home/[^:]*: [a-z]+ -> up" "$CCONF.log" || true)
-		[ "$n" -ge "${#ups[@]}" ] && break
-		sleep 0.1
-	done
-	[ "$n" -ge "${#ups[@]}" ] || nt_log "  $set $c: only $n of ${#ups[@]} uplinks up"
+	nt_wb_wait_up "$CCONF.log" "${#ups[@]}" 10 || nt_log "  $set $c: not all of its ${#ups[@]} uplinks came up in 10 s"
 	sleep 1
 }
 

@@ -72,7 +72,7 @@ start_bond() {
 	nt_wb_start vps "$NT_TMP/server.conf"; SERVER_PID=$NT_LAST_PID; DAEMONS+=("$NT_LAST_PID")
 	nt_wb_start router "$conf"; CLIENT_PID=$NT_LAST_PID; DAEMONS+=("$NT_LAST_PID")
 	nt_wait_log "$conf.log" "session established" 10 || nt_die "no session"
-	nt_wait_log "$conf.log" "probing -> up" 10 || true
+	nt_wb_wait_up "$conf.log" "$#" 10 || nt_log "  not every uplink came up in 10 s"
 	sleep 1
 }
 # The kernel's buffers for MPTCP, scaled as the bond's window.

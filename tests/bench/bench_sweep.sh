@@ -117,7 +117,7 @@ start_bond() {
 	nt_wb_start vps "$SCONF"; SERVER_PID=$NT_LAST_PID; DAEMONS+=("$NT_LAST_PID")
 	nt_wb_start router "$CCONF"; CLIENT_PID=$NT_LAST_PID; DAEMONS+=("$NT_LAST_PID")
 	nt_wait_log "$CCONF.log" "session established" 10 || nt_die "no session"
-	nt_wait_log "$CCONF.log" "probing -> up" 10 || true
+	nt_wb_wait_up "$CCONF.log" "$n" 10 || nt_log "  not every uplink came up in 10 s"
 }
 
 cpu_ticks() { awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }

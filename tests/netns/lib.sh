@@ -436,6 +436,19 @@ nt_wait_log() {
 	return 1
 }
 
+# nt_wb_wait_up LOG N [SECONDS]: wait until N uplinks of the bond "home" have
+# come up (from any state: a first start logs "down -> up"); 1 if they have
+# not within SECONDS (10).
+nt_wb_wait_up() {
+	local n deadline=$(( $(date +%s%N) + ${3:-10} * 1000000000 ))
+	while :; do
+		n=$(grep -oE "^<[0-9]>home/[^:]*: [a-z]+ -> up" "$1" 2>/dev/null | cut -d: -f1 | sort -u | wc -l)
+		[ "$n" -ge "$2" ] && return 0
+		[ "$(date +%s%N)" -lt "$deadline" ] || return 1
+		sleep 0.05
+	done
+}
+
 # nt_wb_status PID LOG: asks the daemon for its counters (SIGUSR1) and prints
 # the new status lines once they are all written.
 nt_wb_status() {

@@ -37,7 +37,7 @@ start_bond() {
 	nt_wb_start vps "$SCONF"; SPID=$NT_LAST_PID
 	nt_wb_start router "$CCONF"; CPID=$NT_LAST_PID
 	nt_wait_log "$CCONF.log" "session established" 10 || nt_die "no session"
-	nt_wait_log "$CCONF.log" "probing -> up" 10 || true
+	nt_wb_wait_up "$CCONF.log" 2 10 || nt_die "not both uplinks came up in 10 s"
 	sleep 1
 }
 stop_bond() { nt_stop "$CPID"; nt_stop "$SPID"; rm -f "$CCONF.log" "$SCONF.log"; }
