@@ -116,6 +116,20 @@ static uint8_t *parse_copy(const uint8_t *p, size_t len, struct wb_fec_parity *p
 	return copy;
 }
 
+/* A random block of n packets from DSN first (the stream seeded by seed), encoded, then parsed from a heap copy the caller frees. */
+static uint8_t *parsed_block(uint64_t seed, unsigned n, uint64_t first, struct wb_fec_parity *par)
+{
+	struct prng rng;
+	uint8_t *copy;
+	int rc;
+
+	prng_seed(&rng, seed);
+	random_block(&rng, n, first);
+	copy = parse_copy(frame, encode_block(), par, &rc);
+	assert_true(rc > 0);
+	return copy;
+}
+
 static int parse_rc(const uint8_t *p, size_t len)
 {
 	struct wb_fec_parity par;
@@ -298,17 +312,12 @@ static void test_two_missing_rebuild_nothing(void **state)
 static void test_nothing_missing_rebuilds_nothing(void **state)
 {
 	struct wb_fec_parity par;
-	struct prng rng;
 	uint64_t dsn;
-	size_t len, flen;
+	size_t len;
 	uint8_t *copy;
-	int rc;
 
 	(void)state;
-	prng_seed(&rng, 4);
-	random_block(&rng, 8, 50);
-	flen = encode_block();
-	copy = parse_copy(frame, flen, &par, &rc);
+	copy = parsed_block(4, 8, 50, &par);
 	note_all_but(0);
 	assert_int_equal(recover(&par, 0, &dsn, &len), 0);
 	assert_int_equal(out[0], 0xee);
@@ -323,17 +332,12 @@ static void test_nothing_missing_rebuilds_nothing(void **state)
 static void test_packets_fallen_out_of_the_ring(void **state)
 {
 	struct wb_fec_parity par;
-	struct prng rng;
 	uint64_t dsn;
-	size_t len, flen;
+	size_t len;
 	uint8_t *copy;
-	int rc;
 
 	(void)state;
-	prng_seed(&rng, 5);
-	random_block(&rng, 4, 100);
-	flen = encode_block();
-	copy = parse_copy(frame, flen, &par, &rc);
+	copy = parsed_block(5, 4, 100, &par);
 	note_all_but(1u << 0);
 	for (unsigned i = 0; i < WB_FEC_RING - 3; i++)
 		wb_fec_note_received(&dec, 1000000 + i, blk.data[0], 100);
@@ -357,17 +361,12 @@ static void test_packets_fallen_out_of_the_ring(void **state)
 static void test_missing_below_the_horizon_is_not_rebuilt(void **state)
 {
 	struct wb_fec_parity par;
-	struct prng rng;
 	uint64_t dsn;
-	size_t len, flen;
+	size_t len;
 	uint8_t *copy;
-	int rc;
 
 	(void)state;
-	prng_seed(&rng, 6);
-	random_block(&rng, 6, 500);
-	flen = encode_block();
-	copy = parse_copy(frame, flen, &par, &rc);
+	copy = parsed_block(6, 6, 500, &par);
 	note_all_but(1u << 2);
 	assert_int_equal(recover(&par, blk.dsns[2] + 1, &dsn, &len), 0);
 	assert_int_equal(recover(&par, UINT64_MAX, &dsn, &len), 0);
@@ -381,17 +380,12 @@ static void test_missing_below_the_horizon_is_not_rebuilt(void **state)
 static void test_restart_and_unkept_packets(void **state)
 {
 	struct wb_fec_parity par;
-	struct prng rng;
 	uint64_t dsn;
-	size_t len, flen;
+	size_t len;
 	uint8_t *copy, big[WB_FEC_MAX_PAYLOAD + 1] = { 0 };
-	int rc;
 
 	(void)state;
-	prng_seed(&rng, 7);
-	random_block(&rng, 3, 10);
-	flen = encode_block();
-	copy = parse_copy(frame, flen, &par, &rc);
+	copy = parsed_block(7, 3, 10, &par);
 	note_all_but(1u << 1);
 	wb_fec_decoder_restart(&dec);
 	assert_int_equal(recover(&par, 0, &dsn, &len), 0);
