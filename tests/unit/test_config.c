@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "config_parse.h"
 #include "wanbond.h"
 #include "crypto.h"
 #include "read_whole.h"
@@ -97,26 +98,6 @@ static const char server_min[] =
 	"private_key = \"" V_PRIV "\";\n"                                               /* 3 */
 	"peers = ( { name = \"home\"; public_key = \"" R_PUB "\";\n"                    /* 4 */
 	"            tun = { address = [ \"10.255.0.1/30\" ]; }; } );\n";               /* 5 */
-
-static struct wb_config cfg;
-static char err[512];
-
-static int parse(const char *text)
-{
-	return wb_config_parse(&cfg, text, "t.conf", err, sizeof(err));
-}
-
-static void parse_ok(const char *text)
-{
-	if (parse(text))
-		fail_msg("unexpected error: %s", err);
-}
-
-static void expect_error(const char *text, const char *msg)
-{
-	assert_int_equal(parse(text), -EINVAL);
-	assert_string_equal(err, msg);
-}
 
 /* base with its one occurrence of old replaced by new. */
 static char *with(const char *base, const char *old, const char *new)

@@ -18,6 +18,7 @@
 
 #include "classify.h"
 #include "config.h"
+#include "config_parse.h"
 #include "config_classes.h"
 #include "wanbond.h"
 
@@ -34,26 +35,6 @@
 	"uplinks = ( { name = \"dsl\"; interface = \"wan1\"; } );\n"
 
 #define DSCP_BIT(d) (1ULL << (d))
-
-static struct wb_config cfg;
-static char err[512];
-
-static int parse(const char *text)
-{
-	return wb_config_parse(&cfg, text, "t.conf", err, sizeof(err));
-}
-
-static void parse_ok(const char *text)
-{
-	if (parse(text))
-		fail_msg("unexpected error: %s", err);
-}
-
-static void expect_error(const char *text, const char *msg)
-{
-	assert_int_equal(parse(text), -EINVAL);
-	assert_string_equal(err, msg);
-}
 
 static void test_defaults(void **state)
 {
