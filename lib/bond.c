@@ -235,14 +235,24 @@ void wb_bond_sync_pool(struct wb_bond *b)
 	b->c.pool_high_water = (uint64_t)b->pool.high_water * b->pool.slot;
 }
 
+/* The send queue of the packet's class. */
+static struct wb_txq *queue_of(const struct wb_bond *b, const uint8_t *ip, size_t len)
+{
+	bool interactive = wb_classify(&b->tuning.classes.rules, ip, len) == WB_CLASS_INTERACTIVE;
+
+	return (struct wb_txq *)(interactive ? &b->txq_interactive : &b->txq);
+}
+
 /* A packet of the interactive class: counted, and its own queue. */
 static struct wb_txq *queue_for(struct wb_bond *b, const uint8_t *ip, size_t len)
 {
-	if (wb_classify(&b->tuning.classes.rules, ip, len) != WB_CLASS_INTERACTIVE)
-		return &b->txq;
-	b->c.interactive_tx_packets++;
-	b->c.interactive_tx_bytes += len;
-	return &b->txq_interactive;
+	struct wb_txq *q = queue_of(b, ip, len);
+
+	if (q == &b->txq_interactive) {
+		b->c.interactive_tx_packets++;
+		b->c.interactive_tx_bytes += len;
+	}
+	return q;
 }
 
 int wb_bond_send_ip(struct wb_bond *b, uint64_t now, const uint8_t *ip, size_t len)
@@ -297,9 +307,9 @@ void wb_bond_set_classes(struct wb_bond *b, const struct wb_classes *c)
 	wb_fec_set_k(&b->fec_tx, 0);
 }
 
-bool wb_bond_can_queue(const struct wb_bond *b, size_t len)
+bool wb_bond_can_queue(const struct wb_bond *b, const uint8_t *ip, size_t len)
 {
-	return b->current && len <= b->tuning.mtu && wb_txq_has_room(&b->txq, (uint32_t)len) &&
+	return b->current && len && len <= b->tuning.mtu && wb_txq_has_room(queue_of(b, ip, len), (uint32_t)len) &&
 	       wb_pktbuf_available(&b->pool);
 }
 

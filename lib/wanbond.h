@@ -294,8 +294,12 @@ uint64_t wb_device_next_deadline(struct wb_device *d);
  */
 int wb_bond_send_ip(struct wb_bond *b, uint64_t now, const uint8_t *ip, size_t len);
 
-/* Whether the send queue has room for a packet of len bytes (an application with backpressure). */
-bool wb_bond_can_queue(const struct wb_bond *b, size_t len);
+/*
+ * Whether the send queue of this IP packet's class has room for it (an
+ * application with backpressure): a full bulk queue does not hold up a
+ * call's packet, as in wb_bond_send_ip.
+ */
+bool wb_bond_can_queue(const struct wb_bond *b, const uint8_t *ip, size_t len);
 
 /* Bytes the bond has allocated for packets and its rings, for the operator. */
 uint64_t wb_bond_memory(const struct wb_bond *b);

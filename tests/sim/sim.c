@@ -405,9 +405,9 @@ static bool app_send(struct sim *sim, struct app *a, enum sim_dir dir, char type
 		len = APP_HEADER;
 	if (len > n->bond->tuning.mtu)
 		len = n->bond->tuning.mtu;
-	if (!wb_bond_can_queue(n->bond, len))
-		return false;
 	pkt[1] = (uint8_t)(a->conf->dscp << 2); /* the TOS: its DSCP, for the traffic classes */
+	if (!wb_bond_can_queue(n->bond, pkt, len))
+		return false;
 	pkt[2] = (uint8_t)type;
 	pkt[3] = (uint8_t)(a - sim->apps);
 	if (type == 'D')

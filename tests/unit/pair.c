@@ -436,23 +436,34 @@ void pair_run_until_dropping(struct pair *p, uint64_t t, int uplink)
 	run_until(p, t, mask_of(uplink));
 }
 
-int pair_send_ip(struct pair *p, struct pair_side *from, uint64_t id, size_t len)
+/* The packet pair_send_ip sends: len bytes (8..1500) whose first 8 are the id, zeros after; its length. */
+static size_t make_ip(uint8_t ip[1500], uint64_t id, size_t len)
 {
-	uint8_t ip[1500] = { 0 };
-
 	if (len < 8)
 		len = 8;
 	if (len > 1500)
 		len = 1500;
+	memset(ip, 0, len);
 	memcpy(ip, &id, 8);
-	return wb_bond_send_ip(from->bond, p->now, ip, len);
+	return len;
+}
+
+int pair_send_ip(struct pair *p, struct pair_side *from, uint64_t id, size_t len)
+{
+	uint8_t ip[1500];
+
+	return wb_bond_send_ip(from->bond, p->now, ip, make_ip(ip, id, len));
 }
 
 #define PAIR_MS 1000000ULL
 
-bool pair_wait_for_room(struct pair *p, struct pair_side *s, size_t len, unsigned drop_mask, unsigned max_ms)
+bool pair_wait_for_room(struct pair *p, struct pair_side *s, uint64_t id, size_t len, unsigned drop_mask,
+			unsigned max_ms)
 {
-	for (unsigned ms = 0; !wb_bond_can_queue(s->bond, len); ms++) {
+	uint8_t ip[1500];
+
+	len = make_ip(ip, id, len);
+	for (unsigned ms = 0; !wb_bond_can_queue(s->bond, ip, len); ms++) {
 		if (ms == max_ms)
 			return false;
 		run_until(p, p->now + PAIR_MS, drop_mask);
@@ -462,7 +473,7 @@ bool pair_wait_for_room(struct pair *p, struct pair_side *s, size_t len, unsigne
 
 int pair_send_ip_waiting_mask(struct pair *p, struct pair_side *from, uint64_t id, size_t len, unsigned drop_mask)
 {
-	pair_wait_for_room(p, from, len < 8 ? 8 : len > 1500 ? 1500 : len, drop_mask, 10000);
+	pair_wait_for_room(p, from, id, len, drop_mask, 10000);
 	return pair_send_ip(p, from, id, len);
 }
 

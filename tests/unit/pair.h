@@ -165,10 +165,12 @@ int pair_datagram_uplink(const struct pair_datagram *d);
 
 /*
  * Backpressure: runs virtual time forward a millisecond at a time (losing
- * the uplinks in drop_mask) until side s can queue a packet of len bytes,
- * for at most max_ms. Returns whether it can.
+ * the uplinks in drop_mask) until side s can queue the packet of that id
+ * and len bytes (as pair_send_ip makes it), for at most max_ms. Returns
+ * whether it can.
  */
-bool pair_wait_for_room(struct pair *p, struct pair_side *s, size_t len, unsigned drop_mask, unsigned max_ms);
+bool pair_wait_for_room(struct pair *p, struct pair_side *s, uint64_t id, size_t len, unsigned drop_mask,
+			unsigned max_ms);
 
 /* pair_send_ip once there is room (waiting up to 10 s of virtual time, losing nothing). */
 int pair_send_ip_waiting(struct pair *p, struct pair_side *from, uint64_t id, size_t len);

@@ -19,6 +19,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -378,6 +379,33 @@ static void test_the_outer_datagram_carries_the_inner_dscp(void **state)
 	assert_int_equal(outer_dscp_of(ip_id(DSCP_EF, 3)), 0);
 }
 
+/* The packet send_packet(dscp, n, len) sends, for wb_bond_can_queue. */
+static const uint8_t *packet_of(unsigned dscp, uint64_t n, size_t len)
+{
+	static uint8_t ip[1500];
+	uint64_t id = ip_id(dscp, n);
+
+	memset(ip, 0, len);
+	memcpy(ip, &id, 8);
+	return ip;
+}
+
+static void test_a_full_bulk_queue_has_room_for_a_call(void **state)
+{
+	struct wb_bond_tuning t = with_classes(WB_CLASS_POLICY_DUPLICATE);
+	uint64_t n = 0;
+
+	(void)state;
+	established_up(&t, 2);
+	while (wb_bond_can_queue(p.client.bond, packet_of(0, n, 1400), 1400))
+		assert_int_equal(send_packet(0, n++, 1400), 0);
+	assert_true(n > 100);
+	assert_int_equal(send_packet(0, n, 1400), -ENOBUFS);
+	assert_true(wb_bond_can_queue(p.client.bond, packet_of(DSCP_EF, 1, 200), 200));
+	assert_int_equal(send_packet(DSCP_EF, 1, 200), 0);
+	assert_int_equal(bondc(&p.client)->interactive_queue_drops, 0);
+}
+
 static void test_an_older_peer_gets_the_call_as_ordinary_data(void **state)
 {
 	struct wb_bond_tuning t = with_classes(WB_CLASS_POLICY_DUPLICATE);
@@ -418,6 +446,7 @@ int main(void)
 		T(test_a_packet_lost_everywhere_is_rebuilt_from_the_parity),
 		T(test_a_block_the_stream_left_unfilled_goes_after_its_time),
 		T(test_the_outer_datagram_carries_the_inner_dscp),
+		T(test_a_full_bulk_queue_has_room_for_a_call),
 		T(test_an_older_peer_gets_the_call_as_ordinary_data),
 	};
 
