@@ -235,24 +235,19 @@ void wb_bond_sync_pool(struct wb_bond *b)
 	b->c.pool_high_water = (uint64_t)b->pool.high_water * b->pool.slot;
 }
 
-/* The send queue of the packet's class. */
-static struct wb_txq *queue_of(const struct wb_bond *b, const uint8_t *ip, size_t len)
+static bool interactive(const struct wb_bond *b, const uint8_t *ip, size_t len)
 {
-	bool interactive = wb_classify(&b->tuning.classes.rules, ip, len) == WB_CLASS_INTERACTIVE;
-
-	return (struct wb_txq *)(interactive ? &b->txq_interactive : &b->txq);
+	return wb_classify(&b->tuning.classes.rules, ip, len) == WB_CLASS_INTERACTIVE;
 }
 
 /* A packet of the interactive class: counted, and its own queue. */
 static struct wb_txq *queue_for(struct wb_bond *b, const uint8_t *ip, size_t len)
 {
-	struct wb_txq *q = queue_of(b, ip, len);
-
-	if (q == &b->txq_interactive) {
-		b->c.interactive_tx_packets++;
-		b->c.interactive_tx_bytes += len;
-	}
-	return q;
+	if (!interactive(b, ip, len))
+		return &b->txq;
+	b->c.interactive_tx_packets++;
+	b->c.interactive_tx_bytes += len;
+	return &b->txq_interactive;
 }
 
 int wb_bond_send_ip(struct wb_bond *b, uint64_t now, const uint8_t *ip, size_t len)
@@ -309,7 +304,9 @@ void wb_bond_set_classes(struct wb_bond *b, const struct wb_classes *c)
 
 bool wb_bond_can_queue(const struct wb_bond *b, const uint8_t *ip, size_t len)
 {
-	return b->current && len && len <= b->tuning.mtu && wb_txq_has_room(queue_of(b, ip, len), (uint32_t)len) &&
+	const struct wb_txq *q = interactive(b, ip, len) ? &b->txq_interactive : &b->txq;
+
+	return b->current && len && len <= b->tuning.mtu && wb_txq_has_room(q, (uint32_t)len) &&
 	       wb_pktbuf_available(&b->pool);
 }
 
