@@ -37,9 +37,10 @@ enum wb_msg_type {
 /*
  * What a side reads beyond the first protocol: a bit field in the byte after
  * the type of its handshake messages, which wanbondd before the traffic
- * classes left zero and never read. A side sends what the peer's last
- * handshake message said it reads, and nothing newer, so either end can be
- * upgraded first (docs/protocol.md, "Capabilities").
+ * classes left zero and never read. A side sends what the peer's handshake
+ * said it reads (learnt once per incarnation of the peer), and nothing
+ * newer, so either end can be upgraded first (docs/protocol.md,
+ * "Capabilities").
  */
 enum {
 	WB_CAP_CLASSES = 1 << 0, /* the unordered data (0x0A) and parity (0x0B) frames */
