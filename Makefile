@@ -103,6 +103,9 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/unit/%)
 FUZZERS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 REPLAY_BINS := $(FUZZERS:%=$(BUILD)/tests/fuzz/replay_%)
+# The fuzz seeds' generator: built with the replays, so that it compiles, and
+# run by check-unit, so that the committed seeds are what it writes.
+GEN_CORPUS := $(BUILD)/tests/fuzz/gen_corpus
 # The deterministic simulator (tests/sim/), and its scenarios.
 SIM_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/sim/*.c))
 SIM_BIN := $(BUILD)/tests/sim/wbsim
@@ -201,6 +204,9 @@ $(BUILD)/tests/unit/test_prometheus.o: ALL_CFLAGS += -Icli
 $(BUILD)/tests/fuzz/replay_%: $(BUILD)/tests/fuzz/%.o $(BUILD)/tests/fuzz/replay_main.o $(TEST_LIBS)
 	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(SYS_LIBS) -lm
 
+$(GEN_CORPUS): $(BUILD)/tests/fuzz/gen_corpus.o $(TEST_LIBS)
+	$(call quiet,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(SYS_LIBS) -lm
+
 $(BUILD)/tests/fuzz/%.o: ALL_CFLAGS += -Wno-missing-prototypes
 
 $(SIM_BIN): $(SIM_OBJ) $(TEST_LIBS)
@@ -222,7 +228,7 @@ $(BUILD)/tests/tools/notify_probe-nosd: $(patsubst %,$(BUILD)/nosd/%.o,tests/too
 
 unit-bins: $(UNIT_BINS) $(SIM_BIN)
 tool-bins: $(TOOL_BINS)
-replay-bins: $(REPLAY_BINS)
+replay-bins: $(REPLAY_BINS) $(GEN_CORPUS)
 
 deps:
 	@tests/deps.sh
@@ -231,7 +237,7 @@ check: deps
 	@tests/check.sh
 
 # The pieces check.sh runs; each can be run on its own.
-check-unit: $(UNIT_BINS) $(REPLAY_BINS) $(SIM_BIN) $(BUILD)/bin/linkem $(BUILD)/bin/wb-latprobe $(PROGRAMS)
+check-unit: $(UNIT_BINS) $(REPLAY_BINS) $(GEN_CORPUS) $(SIM_BIN) $(BUILD)/bin/linkem $(BUILD)/bin/wb-latprobe $(PROGRAMS)
 	@tests/run-unit.sh $(BUILD)
 
 # The simulator's sweep (tests/sim/sweep.sh): 50 seeded draws, held to the floors of where the project stands.

@@ -35,6 +35,7 @@ for harness in tests/fuzz/fuzz_*.c; do
 	name=$(basename "$harness" .c)
 	run "fuzz replay $name" "$BUILD/tests/fuzz/replay_$name" "tests/fuzz/corpus/$name"
 done
+run "fuzz seeds as gen_corpus writes them" tests/fuzz/check_corpus.sh "$BUILD/tests/fuzz/gen_corpus"
 run "linkem command line" tests/unit/linkem_cli.sh "$BUILD/bin/linkem"
 run "wb-latprobe command line" tests/unit/latprobe_cli.sh "$BUILD/bin/wb-latprobe"
 run "wanbond command line" tests/unit/wanbond_cli.sh "$BUILD/bin/wanbond"

@@ -16,13 +16,13 @@
  * the encoder with what the receiver held (the trailer fuzz_fec.c reads),
  * and malformed ones; and those of fuzz_latprobe: wb-latprobe's packets,
  * alone and as a receive with loss, copies and reordering.
- * Not built by make: the corpora are committed. After a change to the pair,
- * the handshake, the wire format or the control family, make them again:
+ * The corpora are committed; make builds this with the replays, and
+ * check-unit fails when a committed seed differs from what it writes
+ * (tests/fuzz/check_corpus.sh). After a change to the pair, the handshake,
+ * the wire format or the control family that is meant to move them, write
+ * them again:
  *
- *   make build/libwanbond.a
- *   cc -std=gnu11 -Ilib -Itools/linkem -Itools/latprobe -o build/gen_corpus tests/fuzz/gen_corpus.c \
- *      tools/latprobe/lp_wire.c build/libwanbond.a -lcrypto -lmnl
- *   build/gen_corpus tests/fuzz/corpus
+ *   make replay-bins && build/tests/fuzz/gen_corpus tests/fuzz/corpus
  */
 #include <errno.h>
 #include <stdio.h>
@@ -1716,6 +1716,8 @@ static void classify_text_seeds(void)
 	cl_ext(17, 1);
 	cl_ports(5060, 5061);
 	cl_put("rule_both_ipv6_hbh", at);
+}
+
 /* ---- fuzz_fec: parity frames, and what the receiver held (fuzz_fec.c's trailer) ------------- */
 
 static uint8_t fec_in[WB_FEC_PARITY_MAX_LEN + 2 + WB_FEC_MAX_BLOCK * (3 + WB_FEC_MAX_PAYLOAD)];
@@ -1863,6 +1865,8 @@ static void fec_seeds(void)
 	fec_raw("payload_0", 9, 2, ones, 1, 0, 0, 0);
 	fec_raw("payload_1501", 9, 2, ones, 1, 0, WB_FEC_MAX_PAYLOAD + 1, WB_FEC_MAX_PAYLOAD + 1);
 	fec_raw("len_xor_impossible", 9, 2, ones, 1, 256, 200, 200);
+}
+
 /* ---- fuzz_latprobe: a 2-byte expected count, then [length][microseconds since the last][datagram] ---- */
 
 static uint8_t lp_in[8192];
