@@ -1098,7 +1098,8 @@ static void noise_begin(uint8_t cfg)
 static void noise_op(uint8_t op, const void *arg, size_t len)
 {
 	noise_in[noise_len++] = op;
-	memcpy(noise_in + noise_len, arg, len);
+	if (len) /* an op with no argument passes NULL, which memcpy may not take even for 0 bytes */
+		memcpy(noise_in + noise_len, arg, len);
 	noise_len += len;
 }
 
