@@ -19,8 +19,11 @@ while IFS= read -r seed; do
 	name=${seed#"$fresh"/}
 	n=$((n + 1))
 	if ! cmp -s "$seed" "tests/fuzz/corpus/$name"; then
-		[ -e "tests/fuzz/corpus/$name" ] && what=differs || what="is missing"
-		echo "tests/fuzz/corpus/$name $what from what gen_corpus writes"
+		if [ -e "tests/fuzz/corpus/$name" ]; then
+			echo "tests/fuzz/corpus/$name differs from what gen_corpus writes"
+		else
+			echo "tests/fuzz/corpus/$name is not committed, and gen_corpus writes it"
+		fi
 		stale=$((stale + 1))
 	fi
 done < <(find "$fresh" -type f | sort)
